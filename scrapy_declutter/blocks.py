@@ -1,0 +1,293 @@
+"""Blocks and the one-walk segmentation that makes them.
+
+A Block is what a browser lays out as one box of text (the jusText seed's
+segmentation): a block-level tag or a run of two or more ``<br>`` starts a new
+one, inline tags stay inside it. Every feature the steps read is computed here,
+once, while the tree is walked (Boilerpipe's ``TextBlock._init_densities``), so
+steps never rebuild text or re-walk the tree.
+
+The walk is iterative, not recursive: a page nested 100,000 levels deep must
+not exhaust Python's stack.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from lxml import etree
+
+CONTENT = "content"
+BOILERPLATE = "boilerplate"
+LABELS = (CONTENT, BOILERPLATE)
+
+#: Tags whose content a browser lays out as a box of its own.
+BLOCK_TAGS = frozenset(
+    """
+    address article aside blockquote body caption center col colgroup dd details
+    dialog dir div dl dt fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6
+    header hgroup hr html legend li main menu nav ol optgroup option p pre section
+    select summary table tbody td textarea tfoot th thead title tr ul
+    """.split()
+)
+#: Tags whose content is never visible text.
+SKIP_TAGS = frozenset(
+    "script style noscript template svg iframe head object embed math".split()
+)
+HEADING_TAGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+LIST_TAGS = frozenset("ul ol dl li dt dd menu dir".split())
+TABLE_TAGS = frozenset("table tr td th thead tbody tfoot caption".split())
+
+#: How many of the nearest ancestors a block keeps (bounds memory on deep pages).
+MAX_ANCESTORS = 16
+#: Kohlschütter's line width for text density (Boilerpipe wraps at 80 columns).
+WRAP_WIDTH = 80
+
+
+@dataclass(frozen=True, slots=True)
+class Ancestor:
+    """Tag, id and class of one element on the path from the root to a block."""
+
+    tag: str
+    id: str
+    classes: tuple[str, ...]
+
+
+@dataclass(slots=True, eq=False)
+class Block:
+    """One box of text with its features and its current label.
+
+    ``label``/``score``/``step`` say what the last deciding step thought;
+    ``trail`` keeps every (step, label) decision in order, like jusText's
+    ``cf_class``/``class_type`` pair, for the block-labels output and reports.
+    """
+
+    index: int
+    text: str
+    tag: str
+    xpath: str
+    ancestors: tuple[Ancestor, ...]
+    words: int
+    link_words: int
+    text_chars: int
+    markup_chars: int
+    tag_count: int
+    link_density: float
+    text_density: float
+    char_density: float
+    wrapped_lines: int
+    stopwords: int = 0
+    stopword_density: float = 0.0
+    position: float = 0.0
+    label: str = BOILERPLATE
+    score: float = 0.0
+    step: str | None = None
+    trail: list[tuple[str, str]] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_content(self) -> bool:
+        return self.label == CONTENT
+
+    @property
+    def is_heading(self) -> bool:
+        return self.tag in HEADING_TAGS
+
+    @property
+    def in_list(self) -> bool:
+        return self.tag in LIST_TAGS or any(a.tag in LIST_TAGS for a in self.ancestors)
+
+    @property
+    def in_table(self) -> bool:
+        return self.tag in TABLE_TAGS or any(a.tag in TABLE_TAGS for a in self.ancestors)
+
+    def set_label(self, label: str, score: float, step: str) -> bool:
+        """Record a step's decision; return whether the label changed (Java ``setIsContent``)."""
+        if label not in LABELS:
+            raise ValueError(f"label must be one of {LABELS}, not {label!r}")
+        changed = label != self.label
+        self.label, self.score, self.step = label, float(score), step
+        self.trail.append((step, label))
+        return changed
+
+    def tokens(self) -> list[str]:
+        """Id and class tokens of the block's element and its ancestors (Dragnet's features)."""
+        out: list[str] = []
+        for a in self.ancestors:
+            if a.id:
+                out.append(a.id.lower())
+            out.extend(c.lower() for c in a.classes)
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        """The block in plain JSON types, as it lands on items and in ``--json`` output."""
+        return {
+            "index": self.index,
+            "text": self.text,
+            "tag": self.tag,
+            "xpath": self.xpath,
+            "label": self.label,
+            "score": round(self.score, 4),
+            "step": self.step,
+            "words": self.words,
+            "link_density": round(self.link_density, 4),
+            "text_density": round(self.text_density, 4),
+        }
+
+
+def wrapped_lines(words: Iterable[str], width: int = WRAP_WIDTH) -> tuple[int, int]:
+    """Kohlschütter's wrapping: (words in full lines, number of lines) at ``width`` columns.
+
+    As Boilerpipe does, the last, partial line is left out of the density when
+    the text wraps, because its length says nothing about the block.
+    """
+    lines, line_len, words_total, words_line = 0, 0, 0, 0
+    for w in words:
+        words_total += 1
+        if line_len + len(w) > width and line_len:
+            lines += 1
+            line_len, words_line = 0, 0
+        line_len += len(w) + 1
+        words_line += 1
+    if lines == 0:
+        return words_total, 1
+    return words_total - words_line, lines
+
+
+def markup_length(el: etree._Element) -> int:
+    """Characters of markup an element's start and end tags take, without the brackets."""
+    tag = el.tag if isinstance(el.tag, str) else ""
+    n = len(tag) * 2 + 1  # "tag" and "/tag"
+    for k, v in el.attrib.items():
+        n += len(k) + len(v) + 4  # space, =, two quotes
+    return n
+
+
+class _Builder:
+    """Collects the text of the block being built during the walk."""
+
+    __slots__ = ("parts", "link_parts", "markup", "tags", "el", "depth")
+
+    def __init__(self, el: etree._Element, depth: int) -> None:
+        self.parts: list[str] = []
+        self.link_parts: list[str] = []
+        self.markup = 0
+        self.tags = 0
+        self.el = el
+        self.depth = depth  # the block element's place in the walk's path
+
+
+def _ancestor(el: etree._Element) -> Ancestor:
+    cls = el.get("class") or ""
+    return Ancestor(el.tag, el.get("id") or "", tuple(cls.split()))
+
+
+def segment(root: etree._Element) -> list[Block]:
+    """Split a parsed page into Blocks in document order, in one walk of the tree."""
+    tree = root.getroottree()
+    blocks: list[Block] = []
+    path: list[Ancestor] = []
+    # Open block-level elements with their depth in ``path``: text always
+    # belongs to the innermost one.
+    open_blocks: list[tuple[etree._Element, int]] = [(root, 1)]
+    cur = _Builder(root, 1)
+    link_depth = 0
+    br_run = 0
+
+    def flush() -> None:
+        nonlocal cur
+        text = " ".join("".join(cur.parts).split())
+        if text:
+            ancestors = tuple(path[max(0, cur.depth - MAX_ANCESTORS) : cur.depth])
+            blocks.append(_make_block(len(blocks), text, cur, ancestors, tree))
+        cur = _Builder(*open_blocks[-1])
+
+    def add_text(s: str | None) -> None:
+        nonlocal br_run
+        if s:
+            if not s.isspace():
+                br_run = 0
+            cur.parts.append(s)
+            if link_depth:
+                cur.link_parts.append(s)
+
+    # Stack entries: (element, entering?)
+    stack: list[tuple[Any, bool]] = [(root, True)]
+    while stack:
+        el, entering = stack.pop()
+        tag = el.tag
+        if not isinstance(tag, str):  # comment or processing instruction
+            add_text(el.tail)
+            continue
+        tag = tag.lower()
+        if entering:
+            if tag in SKIP_TAGS:
+                add_text(el.tail)
+                continue
+            if tag == "br":
+                br_run += 1
+                if br_run >= 2:
+                    flush()
+                    br_run = 0
+                else:
+                    cur.parts.append(" ")
+                add_text(el.tail)
+                continue
+            is_block = tag in BLOCK_TAGS
+            path.append(_ancestor(el))
+            if is_block:
+                open_blocks.append((el, len(path)))
+                flush()
+                br_run = 0
+            if tag == "a":
+                link_depth += 1
+            cur.markup += markup_length(el)
+            cur.tags += 1
+            add_text(el.text)
+            stack.append((el, False))
+            stack.extend((child, True) for child in reversed(el))
+        else:
+            if tag == "a":
+                link_depth -= 1
+            if tag in BLOCK_TAGS and len(open_blocks) > 1:
+                open_blocks.pop()
+                flush()
+                br_run = 0
+            path.pop()
+            add_text(el.tail)
+    flush()
+    n = len(blocks)
+    for b in blocks:
+        b.position = b.index / n
+    return blocks
+
+
+def _make_block(
+    index: int,
+    text: str,
+    b: _Builder,
+    ancestors: tuple[Ancestor, ...],
+    tree: etree._ElementTree,
+) -> Block:
+    words = text.split()
+    n_words = len(words)
+    link_words = len(" ".join(b.link_parts).split())
+    in_lines, lines = wrapped_lines(words)
+    text_chars = len(text)
+    tag = b.el.tag.lower() if isinstance(b.el.tag, str) else "html"
+    return Block(
+        index=index,
+        text=text,
+        tag=tag,
+        xpath=tree.getpath(b.el),
+        ancestors=ancestors,
+        words=n_words,
+        link_words=min(link_words, n_words),
+        text_chars=text_chars,
+        markup_chars=b.markup,
+        tag_count=b.tags,
+        link_density=min(link_words, n_words) / n_words if n_words else 0.0,
+        text_density=in_lines / lines,
+        char_density=(text_chars + 1) / (text_chars + b.markup + 1),
+        wrapped_lines=lines,
+    )

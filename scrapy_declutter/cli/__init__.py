@@ -1,0 +1,48 @@
+"""The ``scrapy-declutter`` command line.
+
+Each subcommand lives in its own module with ``register(subparsers)``, which
+adds its parser and sets ``func``; ``COMMANDS`` lists them in help order.
+Modules are imported only to build the parser, and heavy imports stay inside
+the ``func`` bodies so ``--help`` is instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from importlib import import_module
+from typing import Sequence
+
+from ..errors import DeclutterError
+
+COMMANDS = ["extract", "evaluate"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="scrapy-declutter",
+        description="Remove boilerplate from web pages; evaluate and inspect extractors.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log at DEBUG level")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        import_module(f"{__name__}.{name.replace('-', '_')}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args.func(args) or 0)
+    except DeclutterError as exc:
+        print(f"scrapy-declutter: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `scrapy-declutter extract ... | head`
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,54 @@
+"""Result: what an extraction hands back, in the shapes items and JSON need."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .blocks import Block
+
+
+def join_blocks(blocks: list[Block]) -> str:
+    """Clean text: one block per paragraph, paragraphs (and headings) separated by a blank line."""
+    return "\n\n".join(b.text for b in blocks)
+
+
+@dataclass
+class Result:
+    """The clean text of a page with every block's label.
+
+    ``reason`` is empty for a normal extraction; when the page could not be
+    analysed (empty body, over a size cap, ...) it says why, and ``text`` and
+    ``blocks`` are empty.
+    """
+
+    text: str
+    blocks: list[Block]
+    title: str = ""
+    url: str | None = None
+    site: str = ""
+    language: str = ""
+    extractor: str = ""
+    reason: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def content_blocks(self) -> list[Block]:
+        return [b for b in self.blocks if b.is_content]
+
+    def labels(self) -> list[dict[str, Any]]:
+        """The block labels as plain dicts: the form that lands on items."""
+        return [b.as_dict() for b in self.blocks]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The whole result in plain JSON types."""
+        return {
+            "url": self.url,
+            "site": self.site,
+            "title": self.title,
+            "language": self.language,
+            "extractor": self.extractor,
+            "reason": self.reason,
+            "text": self.text,
+            "blocks": self.labels(),
+        }

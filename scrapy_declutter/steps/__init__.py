@@ -1,0 +1,31 @@
+"""Steps: one algorithm each, reading a Page and writing block labels.
+
+A step is a small object with keyword-only parameters fixed in ``__init__``
+and one method, ``process(page) -> bool``, which returns whether any label
+changed (Boilerpipe's ``BoilerpipeFilter.process``). Per-page state lives on
+the Page (``page.notes``), never on the step, so one chain can be shared by
+threads and by every page of a crawl.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..page import Page
+
+
+class Step(ABC):
+    """One named algorithm in an extractor's chain."""
+
+    #: The name recorded on every block this step labels.
+    name: str = "step"
+
+    @abstractmethod
+    def process(self, page: "Page") -> bool:
+        """Label (some of) the page's blocks; return whether any label changed."""
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"{type(self).__name__}({params})"
