@@ -52,3 +52,9 @@ class Result:
             "text": self.text,
             "blocks": self.labels(),
         }
+
+    def to_html(self) -> str:
+        """A self-contained HTML inspection report of every block's decision (see ``report``)."""
+        from .report import render_report  # deferred: only reports need it
+
+        return render_report(self)

@@ -16,7 +16,7 @@ from typing import Sequence
 
 from ..errors import DeclutterError
 
-COMMANDS = ["extract", "evaluate"]
+COMMANDS = ["extract", "evaluate", "inspect"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,20 @@
+"""Inspection reports: see every block's label, score, deciding step and features.
+
+``render_report(result)`` (also ``Result.to_html()``) returns one
+self-contained HTML page: per-block charts like the Dragnet seed's, the blocks
+in page order tinted by label, the clean text as exported and the counts.
+``render_index`` links several reports; ``save_report`` writes one to a folder.
+"""
+
+from .document import IndexEntry, render_index, render_report
+from .files import report_name, safe_name, sampled, save_report
+
+__all__ = [
+    "IndexEntry",
+    "render_index",
+    "render_report",
+    "report_name",
+    "safe_name",
+    "sampled",
+    "save_report",
+]
