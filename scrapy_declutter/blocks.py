@@ -154,108 +154,110 @@ def wrapped_lines(words: Iterable[str], width: int = WRAP_WIDTH) -> tuple[int, i
     return words_total - words_line, lines
 
 
-def markup_length(el: etree._Element) -> int:
-    """Characters of markup an element's start and end tags take, without the brackets."""
-    tag = el.tag if isinstance(el.tag, str) else ""
-    n = len(tag) * 2 + 1  # "tag" and "/tag"
-    for k, v in el.attrib.items():
-        n += len(k) + len(v) + 4  # space, =, two quotes
-    return n
-
-
-class _Builder:
-    """Collects the text of the block being built during the walk."""
-
-    __slots__ = ("parts", "link_parts", "markup", "tags", "el", "depth")
-
-    def __init__(self, el: etree._Element, depth: int) -> None:
-        self.parts: list[str] = []
-        self.link_parts: list[str] = []
-        self.markup = 0
-        self.tags = 0
-        self.el = el
-        self.depth = depth  # the block element's place in the walk's path
-
-
 def _ancestor(el: etree._Element) -> Ancestor:
     cls = el.get("class") or ""
     return Ancestor(el.tag, el.get("id") or "", tuple(cls.split()))
 
 
 def segment(root: etree._Element) -> list[Block]:
-    """Split a parsed page into Blocks in document order, in one walk of the tree."""
+    """Split a parsed page into Blocks in document order, in one walk of the tree.
+
+    lxml's ``iterwalk`` drives the walk from C; ``path`` holds the open
+    elements, and their Ancestor records are made only when a block needs
+    them. The block being built lives in local variables (``parts`` ...):
+    this loop runs once per element of every crawled page.
+    """
     tree = root.getroottree()
     blocks: list[Block] = []
-    path: list[Ancestor] = []
+    path: list[etree._Element] = []
+    records: list[Ancestor | None] = []
     # Open block-level elements with their depth in ``path``: text always
     # belongs to the innermost one.
     open_blocks: list[tuple[etree._Element, int]] = [(root, 1)]
-    cur = _Builder(root, 1)
-    link_depth = 0
-    br_run = 0
+    block_el, block_depth = root, 1
+    parts: list[str] = []
+    link_parts: list[str] = []
+    markup = tags = link_depth = br_run = 0
 
-    def flush() -> None:
-        nonlocal cur
-        text = " ".join("".join(cur.parts).split())
-        if text:
-            ancestors = tuple(path[max(0, cur.depth - MAX_ANCESTORS) : cur.depth])
-            blocks.append(_make_block(len(blocks), text, cur, ancestors, tree))
-        cur = _Builder(*open_blocks[-1])
+    def emit() -> None:
+        text = " ".join("".join(parts).split())
+        if not text:
+            return
+        lo = max(0, block_depth - MAX_ANCESTORS)
+        ancestors = records[lo:block_depth]
+        if None in ancestors:
+            for i in range(lo, block_depth):
+                if records[i] is None:
+                    records[i] = _ancestor(path[i])
+            ancestors = records[lo:block_depth]
+        link_text = " ".join(link_parts) if link_parts else ""
+        blocks.append(
+            _make_block(len(blocks), text, link_text, block_el, markup, tags,
+                        tuple(ancestors), tree)  # type: ignore[arg-type]
+        )
 
-    def add_text(s: str | None) -> None:
-        nonlocal br_run
-        if s:
-            if not s.isspace():
-                br_run = 0
-            cur.parts.append(s)
-            if link_depth:
-                cur.link_parts.append(s)
-
-    # Stack entries: (element, entering?)
-    stack: list[tuple[Any, bool]] = [(root, True)]
-    while stack:
-        el, entering = stack.pop()
-        tag = el.tag
-        if not isinstance(tag, str):  # comment or processing instruction
-            add_text(el.tail)
-            continue
-        tag = tag.lower()
-        if entering:
+    walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
+    for event, el in walker:
+        boundary = closing = False
+        if event == "start":
+            tag = el.tag
             if tag in SKIP_TAGS:
-                add_text(el.tail)
+                walker.skip_subtree()
                 continue
             if tag == "br":
                 br_run += 1
-                if br_run >= 2:
-                    flush()
+                if br_run < 2:
+                    parts.append(" ")
+                    continue
+                br_run = 0
+                boundary = True
+                text = None
+            else:
+                path.append(el)
+                records.append(None)
+                if tag in BLOCK_TAGS:
+                    open_blocks.append((el, len(path)))
+                    boundary = True
                     br_run = 0
-                else:
-                    cur.parts.append(" ")
-                add_text(el.tail)
-                continue
-            is_block = tag in BLOCK_TAGS
-            path.append(_ancestor(el))
-            if is_block:
-                open_blocks.append((el, len(path)))
-                flush()
-                br_run = 0
-            if tag == "a":
-                link_depth += 1
-            cur.markup += markup_length(el)
-            cur.tags += 1
-            add_text(el.text)
-            stack.append((el, False))
-            stack.extend((child, True) for child in reversed(el))
-        else:
-            if tag == "a":
-                link_depth -= 1
-            if tag in BLOCK_TAGS and len(open_blocks) > 1:
-                open_blocks.pop()
-                flush()
-                br_run = 0
+                elif tag == "a":
+                    link_depth += 1
+                text = el.text
+        elif event == "end":
+            tag = el.tag
+            text = el.tail
+            if tag not in SKIP_TAGS and tag != "br":
+                if tag == "a":
+                    link_depth -= 1
+                elif tag in BLOCK_TAGS and len(open_blocks) > 1:
+                    open_blocks.pop()
+                    boundary = True
+                    br_run = 0
+                closing = True  # leave ``path`` after the block is emitted
+        else:  # comment or processing instruction: only its tail is page text
+            text = el.tail
+        if boundary:
+            if parts:
+                emit()
+                parts, link_parts = [], []
+            markup = tags = 0
+            block_el, block_depth = open_blocks[-1]
+        if closing:
             path.pop()
-            add_text(el.tail)
-    flush()
+            records.pop()
+        if event == "start" and tag != "br":
+            attrib = el.attrib
+            markup += 2 * len(tag) + 1
+            if attrib:
+                markup += sum(len(k) + len(v) + 4 for k, v in attrib.items())
+            tags += 1
+        if text:
+            if br_run and not text.isspace():
+                br_run = 0
+            parts.append(text)
+            if link_depth:
+                link_parts.append(text)
+    if parts:
+        emit()
     n = len(blocks)
     for b in blocks:
         b.position = b.index / n
@@ -265,29 +267,31 @@ def segment(root: etree._Element) -> list[Block]:
 def _make_block(
     index: int,
     text: str,
-    b: _Builder,
+    link_text: str,
+    el: etree._Element,
+    markup: int,
+    tags: int,
     ancestors: tuple[Ancestor, ...],
     tree: etree._ElementTree,
 ) -> Block:
     words = text.split()
     n_words = len(words)
-    link_words = len(" ".join(b.link_parts).split())
+    link_words = min(len(link_text.split()), n_words)
     in_lines, lines = wrapped_lines(words)
     text_chars = len(text)
-    tag = b.el.tag.lower() if isinstance(b.el.tag, str) else "html"
     return Block(
         index=index,
         text=text,
-        tag=tag,
-        xpath=tree.getpath(b.el),
+        tag=el.tag if isinstance(el.tag, str) else "html",
+        xpath=tree.getpath(el),
         ancestors=ancestors,
         words=n_words,
-        link_words=min(link_words, n_words),
+        link_words=link_words,
         text_chars=text_chars,
-        markup_chars=b.markup,
-        tag_count=b.tags,
-        link_density=min(link_words, n_words) / n_words if n_words else 0.0,
+        markup_chars=markup,
+        tag_count=tags,
+        link_density=link_words / n_words if n_words else 0.0,
         text_density=in_lines / lines,
-        char_density=(text_chars + 1) / (text_chars + b.markup + 1),
+        char_density=(text_chars + 1) / (text_chars + markup + 1),
         wrapped_lines=lines,
     )

@@ -186,10 +186,10 @@ def format_table(rows: Sequence[Row], lxml_ms: float | None = None) -> str:
     types = sorted({t for r in rows for t in r.by_type})
     if types:
         lines.append("")
-        lines.append(f"{'F1 by page type':<28} " + " ".join(f"{t[:11]:>11}" for t in types))
+        lines.append(f"{'F1 by page type':<28} " + " ".join(f"{t[:13]:>13}" for t in types))
         for r in rows:
             lines.append(f"{r.system:<28} " + " ".join(
-                f"{r.by_type[t]:>11.3f}" if t in r.by_type else f"{'-':>11}" for t in types))
+                f"{r.by_type[t]:>13.3f}" if t in r.by_type else f"{'-':>13}" for t in types))
     return "\n".join(lines)
 
 

@@ -1,0 +1,125 @@
+"""Segmentation: block boundaries, inline tags, invisible content, and the block features."""
+
+from __future__ import annotations
+
+import pytest
+
+from scrapy_declutter import Page
+from scrapy_declutter.blocks import BLOCK_TAGS, WRAP_WIDTH, segment, wrapped_lines
+
+
+def texts(html: str) -> list[str]:
+    return [b.text for b in Page.from_html(html).blocks]
+
+
+@pytest.mark.parametrize("tag", sorted(BLOCK_TAGS - {"html", "body", "title", "hr", "col", "select", "option", "optgroup", "textarea"}))
+def test_each_block_tag_starts_and_ends_a_block(tag):
+    html = f"<html><body>before<{tag}>inside</{tag}>after</body></html>"
+    assert texts(html) == ["before", "inside", "after"]
+
+
+def test_two_br_split_a_block_but_one_does_not():
+    assert texts("<body><p>one<br>two<br><br>three<br/> <br/>four</p></body>") == [
+        "one two", "three", "four"]
+
+
+def test_inline_tags_stay_inside_the_block():
+    html = "<p>A <a href='#'>link</a>, <span>span</span>, <b>bold</b>, <em>em</em>, <strong>s</strong> and <code>x()</code>.</p>"
+    assert texts(html) == ["A link, span, bold, em, s and x()."]
+
+
+def test_inline_tags_add_no_space_a_browser_would_not_show():
+    assert texts("<p>un<b>believ</b>able</p>") == ["unbelievable"]
+
+
+@pytest.mark.parametrize("tag", ["script", "style", "noscript", "template", "svg", "iframe"])
+def test_invisible_elements_never_produce_text(tag):
+    html = f"<body><p>seen <{tag}>hidden words</{tag}> also seen</p></body>"
+    assert texts(html) == ["seen also seen"]
+
+
+def test_head_and_comments_never_produce_text():
+    html = "<html><head><title>T</title><meta name=x></head><body><p>a<!-- secret -->b</p><!-- gone --></body></html>"
+    page = Page.from_html(html)
+    assert [b.text for b in page.blocks] == ["ab"]
+    assert page.title == "T"
+
+
+def test_whitespace_is_normalised():
+    assert texts("<p>  many \n\t spaces   here </p>") == ["many spaces here"]
+
+
+def test_link_density_counts_words_inside_anchors():
+    (b,) = Page.from_html("<p>one two <a href=x>three four</a> five</p>").blocks
+    assert (b.words, b.link_words) == (5, 2)
+    assert b.link_density == pytest.approx(2 / 5)
+
+
+def test_nested_block_text_goes_to_the_innermost_block():
+    blocks = Page.from_html("<div id=outer>lead<p>para</p>trail</div>").blocks
+    assert [(b.tag, b.text) for b in blocks] == [("div", "lead"), ("p", "para"), ("div", "trail")]
+    assert blocks[1].xpath == "/html/body/div/p"
+
+
+def test_ancestors_carry_tag_id_and_classes_root_first():
+    (b,) = Page.from_html("<body><div id=main class='post Entry'><p class=lede>x</p></div></body>").blocks
+    assert [a.tag for a in b.ancestors] == ["html", "body", "div", "p"]
+    assert b.ancestors[2].id == "main" and b.ancestors[2].classes == ("post", "Entry")
+    assert b.tokens() == ["main", "post", "entry", "lede"]
+
+
+def test_kohlschuetter_text_density_by_hand():
+    # 30 words of 4 letters: "wwww " is 5 columns, so 16 words fill the first 80 columns,
+    # the 17th opens line 2, and the last (partial) line is left out.
+    words = ["wwww"] * 30
+    assert wrapped_lines(words) == (16, 1)
+    (b,) = Page.from_html("<p>" + " ".join(words) + "</p>").blocks
+    assert b.text_density == 16.0
+    # A block shorter than one line: words / 1 line.
+    assert wrapped_lines(["short", "text"]) == (2, 1)
+    assert WRAP_WIDTH == 80
+
+
+def test_char_density_counts_markup_without_brackets():
+    (b,) = Page.from_html('<body><p class="x">hello <b>you</b></p></body>').blocks
+    # Markup is counted as the seed counts it, brackets excluded: "p" + "/p",
+    # ' class="x"' (name, value, space, "=", two quotes), then "b" + "/b".
+    markup = (2 * 1 + 1) + (len("class") + len("x") + 4) + (2 * 1 + 1)
+    assert b.markup_chars == markup
+    assert b.char_density == pytest.approx((len("hello you") + 1) / (len("hello you") + markup + 1))
+
+
+def test_positions_and_indices_follow_document_order():
+    blocks = Page.from_html("<p>a</p><p>b</p><p>c</p><p>d</p>").blocks
+    assert [b.index for b in blocks] == [0, 1, 2, 3]
+    assert [b.position for b in blocks] == [0.0, 0.25, 0.5, 0.75]
+
+
+def test_stopword_density_uses_the_page_language():
+    en = Page.from_html("<html lang=en><p>the cat and the dog</p></html>").blocks[0]
+    assert (en.stopwords, en.words) == (3, 5)
+    de = Page.from_html("<html lang=de-AT><p>der Hund und die Katze</p></html>")
+    assert de.language == "de" and de.blocks[0].stopwords == 3
+
+
+def test_set_label_reports_real_changes():
+    (b,) = Page.from_html("<p>x</p>").blocks
+    assert b.label == "boilerplate"
+    assert b.set_label("content", 0.9, "s1") is True
+    assert b.set_label("content", 0.8, "s2") is False
+    assert b.trail == [("s1", "content"), ("s2", "content")]
+    with pytest.raises(ValueError):
+        b.set_label("maybe", 0.5, "s3")
+
+
+def test_segment_is_iterative_on_deep_trees():
+    from lxml import etree
+
+    root = etree.Element("html")
+    el = root
+    for _ in range(5000):  # deeper than Python's recursion limit
+        el = etree.SubElement(el, "div")
+    el.text = "deep"
+    (b,) = segment(root)
+    assert b.text == "deep" and b.tag == "div"
+    assert len(b.ancestors) == 16  # only the nearest ancestors are kept
