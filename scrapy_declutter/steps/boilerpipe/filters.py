@@ -1,0 +1,121 @@
+"""Boilerpipe's filters that act on labels already set (Java ``filters/simple|english|heuristics``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .. import Step
+from .document import INDICATES_END_OF_TEXT, MIGHT_BE_CONTENT, TITLE, TextUnit, document
+
+if TYPE_CHECKING:
+    from ...page import Page
+
+#: IgnoreBlocksAfterContentFilter's default: full-text words needed before an end marker counts.
+MIN_WORDS_BEFORE_END = 60
+#: Text density from which a block's words count as full text (``getNumFullTextWords``).
+FULLTEXT_MIN_DENSITY = 9
+
+
+def fulltext_words(unit: TextUnit, min_density: float = FULLTEXT_MIN_DENSITY) -> int:
+    """The unit's words if it reads like running text (dense enough), else 0."""
+    return unit.words if unit.text_density >= min_density else 0
+
+
+class IgnoreBlocksAfterContentFilter(Step):
+    """After an INDICATES_END_OF_TEXT marker, everything is boilerplate.
+
+    The marker only counts once ``min_words`` full-text words of content came
+    before it, so a "Comments" link in the page header does not end the article.
+    """
+
+    name = "boilerpipe.IgnoreBlocksAfterContentFilter"
+
+    def __init__(self, *, min_words: int = MIN_WORDS_BEFORE_END) -> None:
+        self.min_words = min_words
+
+    def process(self, page: "Page") -> bool:
+        changed, words, ended = False, 0, False
+        for unit in document(page).units:
+            if unit.is_content:
+                words += fulltext_words(unit)
+            if not ended and INDICATES_END_OF_TEXT in unit.markers and words >= self.min_words:
+                ended = True
+            if ended:
+                changed |= unit.set_content(False, self.name)
+        return changed
+
+
+class BoilerplateBlockFilter(Step):
+    """Drop the boilerplate units from the Boilerpipe view (their Blocks keep their label).
+
+    Downstream fusion then sees content blocks that were separated by
+    boilerplate as neighbours, the point of running it before the second fusion.
+    """
+
+    name = "boilerpipe.BoilerplateBlockFilter"
+
+    def process(self, page: "Page") -> bool:
+        doc = document(page)
+        doc.units = [u for u in doc.units if u.is_content]
+        return False
+
+
+class KeepLargestFulltextBlockFilter(Step):
+    """Keep only the content unit with the most full-text words; the rest MIGHT_BE_CONTENT.
+
+    Ties go to the first such unit. Demoted units are marked MIGHT_BE_CONTENT
+    so ExpandTitleToContentFilter can bring back the ones between the title
+    and the kept text.
+    """
+
+    name = "boilerpipe.KeepLargestFulltextBlockFilter"
+
+    def __init__(self, *, min_density: float = FULLTEXT_MIN_DENSITY) -> None:
+        self.min_density = min_density
+
+    def process(self, page: "Page") -> bool:
+        units = document(page).units
+        if len(units) < 2:
+            return False
+        largest, most = None, -1
+        for unit in units:
+            if unit.is_content:
+                n = fulltext_words(unit, self.min_density)
+                if n > most:
+                    largest, most = unit, n
+        if largest is None:
+            return False
+        changed = False
+        for unit in units:
+            if unit is largest:
+                changed |= unit.set_content(True, self.name)
+            else:
+                changed |= unit.set_content(False, self.name)
+                unit.markers.add(MIGHT_BE_CONTENT)
+        return changed
+
+
+class ExpandTitleToContentFilter(Step):
+    """Units between the title and the first content unit that MIGHT_BE_CONTENT become content.
+
+    Quite specific to news: it recovers the lead paragraphs and bylines that
+    sit between the headline and the article body.
+    """
+
+    name = "boilerpipe.ExpandTitleToContentFilter"
+
+    def process(self, page: "Page") -> bool:
+        units = document(page).units
+        title, start = -1, -1
+        for i, unit in enumerate(units):
+            if start == -1 and TITLE in unit.markers:
+                title = i
+            if start == -1 and unit.is_content:
+                start = i
+        if title == -1 or start <= title:
+            return False
+        changed = False
+        for unit in units[title:start]:
+            if MIGHT_BE_CONTENT in unit.markers:
+                changed |= unit.set_content(True, self.name)
+        return changed
