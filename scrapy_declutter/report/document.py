@@ -46,8 +46,8 @@ svg .c{fill:var(--c)}svg .b{fill:var(--b)}svg a:hover rect{fill:#f59f00}
 svg .axis{stroke:#adb5bd;stroke-width:1}svg .cutoff{stroke:#495057;stroke-width:1;stroke-dasharray:4 3}
 ol.blocks{list-style:none;padding:0;margin:0}
 ol.blocks>li{margin:2px 0;border-left:4px solid;border-radius:3px}
-li.content{background:var(--cb);border-color:var(--c)}
-li.boilerplate{background:var(--bb);border-color:var(--b);color:#495057}
+ol.blocks>li.content{background:var(--cb);border-color:var(--c)}
+ol.blocks>li.boilerplate{background:var(--bb);border-color:var(--b);color:#495057}
 li:target{outline:2px solid #f59f00}
 summary{cursor:pointer;padding:3px 8px;display:flex;gap:8px;align-items:baseline}
 summary .n{color:var(--mute);font-size:12px;min-width:34px;text-align:right}
@@ -103,7 +103,7 @@ def _features(block: "Block") -> str:
         ("position", _fmt(block.position)),
         ("tag path", escape(tag_path(block))),
         ("xpath", escape(block.xpath)),
-        ("id/class tokens", escape(" ".join(block.tokens())) or "—"),
+        ("id/class tokens", escape(" ".join(dict.fromkeys(block.tokens()))) or "—"),
         ("decisions", escape(" → ".join(f"{s}: {lab}" for s, lab in block.trail)) or "—"),
     ]
     rows += [(escape(str(k)), _fmt(v)) for k, v in sorted(block.extra.items(), key=lambda kv: str(kv[0]))]
