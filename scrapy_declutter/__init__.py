@@ -9,10 +9,33 @@ from .result import Result
 
 __version__ = "0.1.0"
 
+#: Scrapy components, imported on first use: importing Scrapy costs ~0.5 s.
+_SCRAPY_COMPONENTS = {
+    "Addon": "scrapy_declutter.integration.addon",
+    "DeclutterMiddleware": "scrapy_declutter.integration.middleware",
+    "DeclutterSpiderMiddleware": "scrapy_declutter.integration.spidermw",
+    "DeclutterPipeline": "scrapy_declutter.integration.pipeline",
+}
+
+
+def __getattr__(name: str):  # PEP 562: lazy re-export of the Scrapy components
+    module = _SCRAPY_COMPONENTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'scrapy_declutter' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
 __all__ = [
+    "Addon",
     "BOILERPLATE",
     "CONTENT",
     "Block",
+    "DeclutterMiddleware",
+    "DeclutterPipeline",
+    "DeclutterSpiderMiddleware",
     "DeclutterError",
     "Extractor",
     "Page",

@@ -1,0 +1,20 @@
+"""The Scrapy components: add-on, downloader middleware, spider middleware, item pipeline.
+
+Importing this package imports Scrapy; ``scrapy_declutter`` itself re-exports
+these names lazily so that the extraction core loads without it.
+"""
+
+from .addon import Addon
+from .middleware import DeclutterMiddleware
+from .pipeline import DeclutterPipeline
+from .settings import DEFAULTS, DeclutterOptions
+from .spidermw import DeclutterSpiderMiddleware
+
+__all__ = [
+    "DEFAULTS",
+    "Addon",
+    "DeclutterMiddleware",
+    "DeclutterOptions",
+    "DeclutterPipeline",
+    "DeclutterSpiderMiddleware",
+]

@@ -1,0 +1,39 @@
+"""Addon: ``ADDONS = {"scrapy_declutter.Addon": 500}`` enables all three components.
+
+It only edits component dicts, with ``setdefault`` semantics at the ``addon``
+priority, so a priority the user gave any of the components wins, and every
+``DECLUTTER_*`` setting keeps its default from ``settings.DEFAULTS`` unless
+the project, the spider or the command line sets it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .middleware import DeclutterMiddleware
+from .pipeline import DeclutterPipeline
+from .spidermw import DeclutterSpiderMiddleware
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+#: Below RetryMiddleware (550) and HttpCompressionMiddleware (590): only final,
+#: decompressed responses; not 543, which scrapy-poet and the project template use.
+DOWNLOADER_MIDDLEWARE_PRIORITY = 540
+#: Close to the spider, so the items are filled before other spider middlewares see them.
+SPIDER_MIDDLEWARE_PRIORITY = 950
+#: Before the customary 300 of project pipelines, which may store the clean text.
+PIPELINE_PRIORITY = 200
+
+
+
+class Addon:
+    """The Scrapy add-on; any add-on priority works, since it only touches its own entries."""
+
+    def update_settings(self, settings: "BaseSettings") -> None:
+        for setting, component, priority in (
+            ("DOWNLOADER_MIDDLEWARES", DeclutterMiddleware, DOWNLOADER_MIDDLEWARE_PRIORITY),
+            ("SPIDER_MIDDLEWARES", DeclutterSpiderMiddleware, SPIDER_MIDDLEWARE_PRIORITY),
+            ("ITEM_PIPELINES", DeclutterPipeline, PIPELINE_PRIORITY),
+        ):
+            settings.setdefault_in_component_priority_dict(setting, component, priority)

@@ -1,0 +1,112 @@
+"""DeclutterMiddleware: the downloader middleware that analyses each HTML response once.
+
+It runs in ``process_response`` below RetryMiddleware (550) and
+HttpCompressionMiddleware (590), so it sees only final, decompressed
+responses. The analysis reuses ``response.selector`` (the tree Scrapy parses
+for the spider anyway), runs on a worker thread so the reactor keeps serving
+other downloads, feeds site learning, and leaves the Result in
+``response.meta["declutter_result"]`` for the spider callback. The spider
+middleware then copies it onto the items the callback yields.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from scrapy.exceptions import NotConfigured
+from scrapy.http import HtmlResponse
+from scrapy.http.request import NO_CALLBACK
+
+from .settings import META_KEY, RESPONSE_FLAG, RESULT_META_KEY, DeclutterOptions, SettingsError
+from .state import CrawlState
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from typing_extensions import Self
+
+
+def request_options(state: CrawlState, request: "Request") -> DeclutterOptions | None:
+    """The options for one request, or None when ``meta["declutter"]`` turns it off.
+
+    A malformed override is an error of the spider: it is logged, counted in
+    ``declutter/errors/bad_meta`` and the request is left alone.
+    """
+    meta: Any = request.meta.get(META_KEY, True)
+    if meta is True or meta is None:
+        return state.options
+    if meta is False:
+        return None
+    if not isinstance(meta, dict):
+        meta = {}
+        state.stats.inc_value("declutter/errors/bad_meta")
+        state.log.error(
+            "meta[%r] must be True, False or a dict, not %r (%s)",
+            META_KEY,
+            request.meta.get(META_KEY),
+            request.url,
+        )
+        return None
+    try:
+        return state.options.override(meta)
+    except (SettingsError, ValueError) as e:
+        state.stats.inc_value("declutter/errors/bad_meta")
+        state.log.error("%s (%s)", e, request.url)
+        return None
+
+
+class DeclutterMiddleware:
+    """Downloader middleware: ``response.meta["declutter_result"]`` gets each HTML page's Result.
+
+    Passes through untouched: non-HTML responses, non-2xx responses, bodies
+    over ``DECLUTTER_MAX_SIZE``, requests with ``callback=NO_CALLBACK``
+    (robots.txt, media downloads) and requests whose ``meta["declutter"]`` is
+    False. Each reason is counted under ``declutter/skipped/<reason>``.
+    """
+
+    def __init__(self, crawler: "Crawler") -> None:
+        self.state = CrawlState.of(crawler)
+
+    @classmethod
+    def from_crawler(cls, crawler: "Crawler") -> "Self":
+        if not crawler.settings.getbool("DECLUTTER_ENABLED", True):
+            raise NotConfigured("DECLUTTER_ENABLED is False")
+        return cls(crawler)
+
+    def skip_reason(self, request: "Request", response: "Response", options: DeclutterOptions) -> str:
+        """Why this response is left alone, or "" when it should be analysed."""
+        if request.callback is NO_CALLBACK:
+            return "no_callback"
+        if not isinstance(response, HtmlResponse):
+            return "non_html"
+        if not 200 <= response.status < 300:
+            return "status"
+        if len(response.body) > options.max_size:
+            return "too_large"
+        if not response.body.strip():
+            return "empty"
+        return ""
+
+    async def process_response(self, request: "Request", response: "Response") -> "Response":
+        state = self.state
+        options = request_options(state, request)
+        if options is None:
+            state.skip("meta")
+            return response
+        reason = self.skip_reason(request, response, options)
+        if reason:
+            state.skip(reason)
+            return response
+        result = await state.analyse(response.url, options, self._analyse, response)
+        if result is not None:
+            request.meta[RESULT_META_KEY] = result
+            if RESPONSE_FLAG not in response.flags:
+                response.flags.append(RESPONSE_FLAG)
+        return response
+
+    def _analyse(self, response: "HtmlResponse", options: DeclutterOptions) -> Any:
+        # Parsing happens here, on the worker thread, and Scrapy caches the
+        # tree on the response, so the spider's own selectors reuse it.
+        root = response.selector.root
+        return self.state.analyser.analyse_root(root, response.url, options)

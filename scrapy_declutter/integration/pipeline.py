@@ -1,0 +1,59 @@
+"""DeclutterPipeline: the item pipeline for items that carry their own HTML.
+
+Items scraped from a response get their fields from the spider middleware,
+which can see the response. This pipeline handles what only the item knows: an
+item whose ``DECLUTTER_HTML_FIELD`` holds raw HTML (an API payload, a page
+rendered elsewhere, an item built in ``start()``) is analysed from that HTML,
+with the URL from ``DECLUTTER_URL_FIELD`` as its site key, and gets the same
+fields. It never drops an item: when the analysis fails the item goes on
+without the clean fields.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from itemadapter import ItemAdapter
+from scrapy.exceptions import NotConfigured
+
+from .items import field_values, has_value
+from .state import CrawlState
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from typing_extensions import Self
+
+
+class DeclutterPipeline:
+    """Item pipeline: analyses the raw HTML an item carries in ``DECLUTTER_HTML_FIELD``."""
+
+    def __init__(self, crawler: "Crawler") -> None:
+        self.state = CrawlState.of(crawler)
+
+    @classmethod
+    def from_crawler(cls, crawler: "Crawler") -> "Self":
+        if not crawler.settings.getbool("DECLUTTER_ENABLED", True):
+            raise NotConfigured("DECLUTTER_ENABLED is False")
+        return cls(crawler)
+
+    async def process_item(self, item: Any) -> Any:
+        state = self.state
+        options = state.options
+        if not has_value(item, options.html_field):
+            return item
+        adapter = ItemAdapter(item)
+        html = adapter.get(options.html_field)
+        url = adapter.get(options.url_field) if options.url_field else None
+        if not isinstance(html, (str, bytes)):
+            state.skip("html_field_type")
+            return item
+        if len(html) > options.max_size:
+            state.skip("too_large")
+            return item
+        url = url if isinstance(url, str) else None
+        result = await state.analyse(url, options, state.analyser.analyse_html, html, url)
+        if result is not None:
+            state.stats.inc_value("declutter/html_items")
+            if state.writer.write(item, field_values(result, options)):
+                state.stats.inc_value("declutter/items")
+        return item

@@ -1,0 +1,60 @@
+"""DeclutterSpiderMiddleware: the bridge from a response's Result to the items it produced.
+
+An item pipeline only sees the item (``process_item(item)``), never the
+response it came from, so the clean text cannot be attached there. This spider
+middleware sees both: for every item a callback yields from an analysed
+response it writes the configured fields (never overwriting the spider's
+own). Items that carry raw HTML in ``DECLUTTER_HTML_FIELD`` are left to
+DeclutterPipeline, which analyses that HTML instead.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, AsyncIterator
+
+from itemadapter import is_item
+from scrapy import Request
+from scrapy.exceptions import NotConfigured
+
+from .items import field_values, has_value
+from .middleware import request_options
+from .settings import RESULT_META_KEY
+from .state import CrawlState
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.http import Response
+    from typing_extensions import Self
+
+
+class DeclutterSpiderMiddleware:
+    """Spider middleware: copies ``response.meta["declutter_result"]`` onto yielded items."""
+
+    def __init__(self, crawler: "Crawler") -> None:
+        self.state = CrawlState.of(crawler)
+
+    @classmethod
+    def from_crawler(cls, crawler: "Crawler") -> "Self":
+        if not crawler.settings.getbool("DECLUTTER_ENABLED", True):
+            raise NotConfigured("DECLUTTER_ENABLED is False")
+        return cls(crawler)
+
+    async def process_spider_output(
+        self, response: "Response | None", result: AsyncIterator[Any]
+    ) -> AsyncIterator[Any]:
+        try:
+            found = response.meta.get(RESULT_META_KEY) if response is not None else None
+        except AttributeError:  # a response built without a request has no meta
+            found = None
+        if found is None:
+            async for obj in result:
+                yield obj
+            return
+        options = request_options(self.state, response.request) or self.state.options
+        values = field_values(found, options)
+        async for obj in result:
+            if not isinstance(obj, Request) and is_item(obj):
+                if not has_value(obj, options.html_field):
+                    if self.state.writer.write(obj, values):
+                        self.state.stats.inc_value("declutter/items")
+            yield obj

@@ -1,0 +1,123 @@
+"""What the components of one crawler share: options, the analyser, stats and the summary.
+
+The downloader middleware, the spider middleware and the pipeline are separate
+objects that Scrapy builds per crawler; they share one ``CrawlState`` (one
+store connection, one set of sites seen, one summary line at spider close).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import weakref
+from typing import TYPE_CHECKING, Any, Callable
+
+from scrapy import signals
+from scrapy.utils.asyncio import run_in_thread
+
+from ..extractors import build_extractor
+from .analyser import Analyser, _declutter_class
+from .items import FieldWriter
+from .settings import DeclutterOptions, default_store_uri
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+    from ..result import Result
+
+logger = logging.getLogger(__name__)
+
+_STATES: "weakref.WeakKeyDictionary[Crawler, CrawlState]" = weakref.WeakKeyDictionary()
+
+
+class CrawlState:
+    """Per-crawler state; get it with ``CrawlState.of(crawler)``."""
+
+    def __init__(self, crawler: "Crawler") -> None:
+        self.crawler = crawler
+        self.options = DeclutterOptions.from_crawler(crawler)
+        build_extractor(self.options.extractor)  # an unknown name fails at start-up, not per page
+        store = self.options.store
+        if store is None and self.options.site_learning and _declutter_class() is not None:
+            store = default_store_uri()
+        self.analyser = Analyser(store)
+        self.stats = crawler.stats
+        self.writer = FieldWriter(self.stats)
+        self.sites: set[str] = set()
+        self.longest = 0.0
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+
+    @classmethod
+    def of(cls, crawler: "Crawler") -> "CrawlState":
+        state = _STATES.get(crawler)
+        if state is None:
+            state = _STATES[crawler] = cls(crawler)
+        return state
+
+    @property
+    def log(self) -> Any:
+        spider = getattr(self.crawler, "spider", None)
+        return spider.logger if spider is not None else logger
+
+    async def analyse(
+        self, url: str | None, options: DeclutterOptions, func: Callable[..., "Result"], *args: Any
+    ) -> "Result | None":
+        """Run one extraction (on a thread unless DECLUTTER_THREADS is off).
+
+        Any exception is caught here: it is logged with the URL, counted in
+        ``declutter/errors``, and None is returned so the item goes out
+        without the clean fields.
+        """
+        start = time.perf_counter()
+        try:
+            if options.threads:
+                result = await run_in_thread(func, *args, options)
+            else:
+                result = func(*args, options)
+        except Exception as e:  # noqa: BLE001 - one bad page must never stop a crawl
+            self.stats.inc_value("declutter/errors")
+            self.stats.inc_value(f"declutter/errors/{type(e).__name__}")
+            self.log.error("scrapy_declutter could not analyse %s: %r", url, e, exc_info=True)
+            return None
+        self.record(result, time.perf_counter() - start)
+        return result
+
+    def record(self, result: "Result", seconds: float) -> None:
+        stats = self.stats
+        stats.inc_value("declutter/pages")
+        stats.inc_value("declutter/seconds", seconds, start=0.0)
+        stats.max_value("declutter/max_seconds", seconds)
+        if result.reason:
+            stats.inc_value(f"declutter/rejected/{result.reason.split(':')[0].strip()}")
+        stats.inc_value("declutter/blocks", len(result.blocks))
+        stats.inc_value("declutter/content_blocks", sum(1 for b in result.blocks if b.is_content))
+        if result.site and result.site not in self.sites:
+            self.sites.add(result.site)
+            stats.set_value("declutter/sites", len(self.sites))
+
+    def skip(self, reason: str) -> None:
+        self.stats.inc_value(f"declutter/skipped/{reason}")
+
+    def spider_closed(self, spider: Any, reason: str) -> None:
+        get = self.stats.get_value
+        pages = get("declutter/pages", 0)
+        seconds = get("declutter/seconds", 0.0)
+        self.log.info(
+            "scrapy_declutter: %d pages from %d sites, %d blocks (%d content), %d items, "
+            "%d errors, %d skipped responses; %.2f s extracting (%.1f ms/page, longest %.0f ms)",
+            pages,
+            len(self.sites),
+            get("declutter/blocks", 0),
+            get("declutter/content_blocks", 0),
+            get("declutter/items", 0),
+            get("declutter/errors", 0),
+            sum(v for k, v in self.stats.get_stats().items() if k.startswith("declutter/skipped/")),
+            seconds,
+            1000 * seconds / pages if pages else 0.0,
+            1000 * get("declutter/max_seconds", 0.0),
+        )
+        try:
+            self.analyser.close()
+        except Exception as e:  # noqa: BLE001 - closing must not hide the crawl's own outcome
+            self.stats.inc_value("declutter/errors")
+            self.log.error("scrapy_declutter could not close its store: %r", e)

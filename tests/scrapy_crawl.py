@@ -1,0 +1,196 @@
+"""Test spiders and a runner that performs real Scrapy crawls in a child process.
+
+``python tests/scrapy_crawl.py SPEC.json`` runs, one after the other in one
+asyncio reactor, every crawl listed in the spec file::
+
+    [{"spider": "SiteSpider", "settings": {...}, "args": {...}, "stats": "out.json"}, ...]
+
+and writes each crawl's stats as JSON. A child process, because Twisted's
+reactor cannot be restarted inside the pytest process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import attrs
+import scrapy
+
+from scrapy_declutter.extractors import REGISTRY
+from scrapy_declutter.steps.density import density_chain
+
+
+class PoisonStep:
+    """Raises on a page that contains POISON-PILL: a stand-in for any extraction bug."""
+
+    name = "poison"
+
+    def process(self, page: Any) -> bool:
+        if any("POISON-PILL" in b.text for b in page.blocks):
+            raise RuntimeError("poisoned page")
+        return False
+
+
+def poison_chain(**params: Any) -> list:
+    return [*density_chain(**params), PoisonStep()]
+
+
+REGISTRY["poison-test"] = "scrapy_crawl:poison_chain"
+
+
+class DeclaredItem(scrapy.Item):
+    url = scrapy.Field()
+    title = scrapy.Field()
+    kind = scrapy.Field()
+    clean_text = scrapy.Field()
+    blocks = scrapy.Field()
+
+
+class UndeclaredItem(scrapy.Item):
+    """A scrapy.Item that does not declare the plugin's fields."""
+
+    url = scrapy.Field()
+    title = scrapy.Field()
+    kind = scrapy.Field()
+
+
+@dataclasses.dataclass
+class DataclassItem:
+    url: str
+    title: str | None = None
+    kind: str | None = None
+    clean_text: str | None = None
+    blocks: list | None = None
+
+
+@attrs.define
+class AttrsItem:
+    url: str
+    title: str | None = None
+    kind: str | None = None
+    clean_text: str | None = None
+    blocks: list | None = None
+
+
+ITEM_TYPES = {
+    "dict": dict,
+    "declared": DeclaredItem,
+    "undeclared": UndeclaredItem,
+    "dataclass": DataclassItem,
+    "attrs": AttrsItem,
+}
+
+
+class SiteSpider(scrapy.Spider):
+    """Crawls the fixture site from ``start_url``, one item per response, following links.
+
+    ``meta`` (JSON: path -> meta["declutter"] value) sets per-request overrides;
+    ``preset_text`` fills ``clean_text`` itself, which the plugin must keep.
+    """
+
+    name = "site"
+
+    def __init__(self, start_url: str, item_type: str = "dict", meta: str = "{}",
+                 preset_text: str = "", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.start_url = start_url
+        self.item_cls = ITEM_TYPES[item_type]
+        self.meta_by_path = json.loads(meta)
+        self.preset_text = preset_text
+
+    def request(self, url: str) -> scrapy.Request:
+        path = "/" + url.split("/", 3)[-1]
+        meta = {"declutter": self.meta_by_path[path]} if path in self.meta_by_path else {}
+        return scrapy.Request(url, callback=self.parse, meta=meta)
+
+    async def start(self):
+        yield self.request(self.start_url)
+
+    def parse(self, response):
+        is_html = isinstance(response, scrapy.http.HtmlResponse)
+        fields = {
+            "url": response.url,
+            "title": response.css("title::text").get() if is_html else None,
+            "kind": "html" if is_html else "other",
+        }
+        if self.preset_text:
+            fields["clean_text"] = self.preset_text
+        if not is_html:
+            # Proof that the plugin left the response alone.
+            fields["kind"] = f"other:{len(response.body)}:{'declutter' in response.flags}"
+        yield self.item_cls(**fields)
+        if is_html:
+            for href in response.css("a::attr(href)").getall():
+                if href.startswith("/") and not href.startswith("//"):
+                    yield self.request(response.urljoin(href))
+
+
+class HtmlItemSpider(scrapy.Spider):
+    """Yields items built in ``start()`` that carry raw HTML: the pipeline's path."""
+
+    name = "html_items"
+
+    def __init__(self, pages: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.pages = json.loads(pages)  # url -> file path
+
+    async def start(self):
+        for url, path in self.pages.items():
+            yield {"url": url, "html": Path(path).read_text(encoding="utf-8")}
+
+
+SPIDERS = {"SiteSpider": SiteSpider, "HtmlItemSpider": HtmlItemSpider}
+
+
+def _plain(value: Any) -> Any:
+    return value if isinstance(value, (int, float, str, bool, type(None))) else str(value)
+
+
+def main(spec_path: str) -> None:
+    import asyncio
+
+    from scrapy.utils.reactor import install_reactor
+
+    install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
+    from scrapy.core.engine import ExecutionEngine
+    from scrapy.crawler import AsyncCrawlerRunner, Crawler
+    from scrapy.utils.log import configure_logging
+    from twisted.internet import defer, reactor
+
+    # The engine checks every 5 s whether an idle spider is done; a test need not wait that long.
+    ExecutionEngine._SLOT_HEARTBEAT_INTERVAL = 0.2
+    specs = json.loads(Path(spec_path).read_text())
+    configure_logging({"LOG_LEVEL": "INFO"})
+    failures: list[BaseException] = []
+
+    async def crawl_all() -> None:
+        try:
+            for spec in specs:
+                settings = {
+                    "TELNETCONSOLE_ENABLED": False,
+                    "REMOTE_CONTROL_ENABLED": False,
+                    "LOG_LEVEL": "INFO",
+                    **spec["settings"],
+                }
+                runner = AsyncCrawlerRunner(settings)
+                crawler = Crawler(SPIDERS[spec["spider"]], settings)
+                await runner.crawl(crawler, **spec.get("args", {}))
+                stats = {k: _plain(v) for k, v in crawler.stats.get_stats().items()}
+                Path(spec["stats"]).write_text(json.dumps(stats, indent=1))
+        except BaseException as e:  # surface in the exit code
+            failures.append(e)
+            raise
+
+    d = defer.Deferred.fromFuture(asyncio.ensure_future(crawl_all()))
+    d.addBoth(lambda _: reactor.stop())
+    reactor.run()
+    if failures:
+        raise SystemExit(f"crawl failed: {failures[0]!r}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,194 @@
+"""Real crawls: a threaded HTTP server on a loopback port, Scrapy in a child process, exported feeds.
+
+The fixture site (tests/sample_data/scrapy/) is a small club journal whose
+pages share a template: navigation, a cookie banner, a "Related posts" box
+and a footer around one article each, plus an image, a JSON file and a text
+file that must pass through untouched, and one page that makes the
+``poison-test`` extractor raise.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import json
+import subprocess
+import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+SITE = Path(__file__).parent / "sample_data" / "scrapy"
+RUNNER = Path(__file__).parent / "scrapy_crawl.py"
+HTML_PAGES = {"/index.html", "/tomatoes.html", "/compost.html", "/bees.html", "/pruning.html",
+              "/poison.html"}
+OTHER_FILES = {"/plan.png", "/data.json", "/notes.txt"}
+BOILERPLATE = ("We use cookies", "Related posts", "Follow us", "Privacy policy")
+CONTENT = {
+    "/tomatoes.html": "six hours of direct sunlight",
+    "/compost.html": "balance of green material",
+    "/bees.html": "Single, open flowers",
+    "/pruning.html": "between leaf fall and the end of February",
+}
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep the test output clean
+        pass
+
+
+@pytest.fixture(scope="module")
+def site_url():
+    handler = functools.partial(_QuietHandler, directory=str(SITE))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def crawl(tmp_path: Path, *specs: dict) -> tuple[list[dict], str]:
+    """Run the crawls in one child process; return each crawl's stats and the log."""
+    for i, spec in enumerate(specs):
+        spec.setdefault("spider", "SiteSpider")
+        spec["stats"] = str(tmp_path / f"stats{i}.json")
+        spec.setdefault("settings", {}).setdefault("ADDONS", {"scrapy_declutter.Addon": 500})
+        spec["settings"].setdefault("DECLUTTER_STORE", "memory:")
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_text(json.dumps(list(specs)))
+    proc = subprocess.run(
+        [sys.executable, str(RUNNER), str(spec_file)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    stats = [json.loads(Path(s["stats"]).read_text()) for s in specs]
+    return stats, proc.stderr
+
+
+def feed(path: Path, fmt: str = "jsonlines", **options) -> dict:
+    return {"FEEDS": {str(path): {"format": fmt, **options}}}
+
+
+def by_path(items: list[dict]) -> dict[str, dict]:
+    return {"/" + item["url"].split("/", 3)[-1]: item for item in items}
+
+
+def read_jsonl(path: Path) -> dict[str, dict]:
+    return by_path([json.loads(line) for line in path.read_text().splitlines()])
+
+
+def test_addon_alone_cleans_every_html_item(site_url, tmp_path):
+    out = tmp_path / "items.jsonl"
+    (stats,), log = crawl(tmp_path, {"settings": feed(out), "args": {"start_url": f"{site_url}/index.html"}})
+    items = read_jsonl(out)
+    assert set(items) == HTML_PAGES | OTHER_FILES
+    for path, snippet in CONTENT.items():
+        item = items[path]
+        assert snippet in item["clean_text"]
+        for chrome in BOILERPLATE:
+            assert chrome not in item["clean_text"]
+        labels = {b["label"] for b in item["blocks"]}
+        assert labels == {"content", "boilerplate"}
+        assert any(b["label"] == "content" and snippet in b["text"] for b in item["blocks"])
+        assert item["title"].endswith("| Riverside Gardening Club")  # the spider's own field
+    # Non-HTML responses: untouched bodies, no flag, no fields.
+    assert items["/plan.png"]["kind"] == f"other:{(SITE / 'plan.png').stat().st_size}:False"
+    for path in OTHER_FILES:
+        assert "clean_text" not in items[path] and "blocks" not in items[path]
+    assert stats["declutter/pages"] == len(HTML_PAGES)
+    assert stats["declutter/skipped/non_html"] == len(OTHER_FILES)
+    assert stats["declutter/items"] == len(HTML_PAGES)
+    assert stats["declutter/sites"] == 1
+    assert stats["declutter/blocks"] > stats["declutter/content_blocks"] >= len(CONTENT) * 3
+    assert stats["declutter/seconds"] > 0
+    assert "declutter/errors" not in stats
+    assert "scrapy_declutter: 6 pages from 1 sites" in log
+
+
+def test_poisoned_page_costs_no_item_and_spider_args_map_to_settings(site_url, tmp_path):
+    out = tmp_path / "items.csv"
+    (stats,), log = crawl(tmp_path, {
+        "settings": feed(out, "csv"),
+        "args": {"start_url": f"{site_url}/index.html",
+                 "declutter_extractor": "poison-test", "declutter_blocks_field": "none"},
+    })
+    with out.open(newline="") as f:
+        rows = by_path(list(csv.DictReader(f)))
+    assert set(rows) == HTML_PAGES | OTHER_FILES  # every item exported
+    assert "blocks" not in next(iter(rows.values()))  # blocks_field=none: a CSV-friendly feed
+    assert rows["/poison.html"]["clean_text"] == ""  # exported without the clean fields
+    for path, snippet in CONTENT.items():
+        assert snippet in rows[path]["clean_text"]
+        assert "We use cookies" not in rows[path]["clean_text"]
+    assert stats["declutter/errors"] == 1
+    assert stats["declutter/errors/RuntimeError"] == 1
+    assert stats["declutter/pages"] == len(HTML_PAGES) - 1
+    assert "could not analyse" in log and "/poison.html" in log
+
+
+def test_per_request_meta_and_per_spider_settings(site_url, tmp_path):
+    meta = {
+        "/bees.html": False,
+        "/compost.html": {"text_field": "main_text", "blocks_field": None},
+        "/pruning.html": {"DECLUTTER_TITLE_FIELD": "page_title"},
+        "/tomatoes.html": {"no_such_option": 1},
+    }
+    out1, out2, out3 = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "c.jsonl"
+    start = f"{site_url}/index.html"
+    stats, log = crawl(
+        tmp_path,
+        {"settings": feed(out1), "args": {"start_url": start, "meta": json.dumps(meta)}},
+        # per spider (settings at spider priority): off altogether
+        {"settings": {**feed(out2), "DECLUTTER_ENABLED": "False"}, "args": {"start_url": start}},
+        # the spider's own value is never overwritten
+        {"settings": feed(out3), "args": {"start_url": start, "preset_text": "mine"}},
+    )
+    items = read_jsonl(out1)
+    assert "clean_text" not in items["/bees.html"]  # meta False: skipped
+    assert "balance of green material" in items["/compost.html"]["main_text"]
+    assert "clean_text" not in items["/compost.html"] and "blocks" not in items["/compost.html"]
+    assert items["/pruning.html"]["page_title"].startswith("Pruning apple trees")
+    assert "clean_text" not in items["/tomatoes.html"]  # a bad override is an error, not a guess
+    assert "no_such_option" in log
+    assert stats[0]["declutter/skipped/meta"] == 2
+    assert stats[0]["declutter/errors/bad_meta"] >= 1
+    assert all("clean_text" not in item for item in read_jsonl(out2).values())
+    assert not any(k.startswith("declutter/") for k in stats[1])
+    assert {item.get("clean_text") for item in read_jsonl(out3).values()} == {"mine"}
+
+
+def test_all_item_types(site_url, tmp_path):
+    start = f"{site_url}/tomatoes.html"
+    kinds = ["declared", "dataclass", "attrs", "undeclared"]
+    outs = {k: tmp_path / f"{k}.jsonl" for k in kinds}
+    stats, log = crawl(tmp_path, *[
+        {"settings": feed(outs[k]), "args": {"start_url": start, "item_type": k}} for k in kinds
+    ])
+    for kind in ("declared", "dataclass", "attrs"):
+        item = read_jsonl(outs[kind])["/tomatoes.html"]
+        assert "six hours of direct sunlight" in item["clean_text"], kind
+        assert item["blocks"] and "Related posts" not in item["clean_text"]
+    undeclared = read_jsonl(outs["undeclared"])
+    assert set(undeclared) == HTML_PAGES | OTHER_FILES  # nothing dropped
+    assert all("clean_text" not in item for item in undeclared.values())
+    assert stats[3]["declutter/fields_skipped"] == 2 * len(HTML_PAGES)
+    assert log.count("UndeclaredItem does not declare the field 'clean_text'") == 1
+
+
+def test_items_carrying_html_go_through_the_pipeline(site_url, tmp_path):
+    out = tmp_path / "items.jsonl"
+    pages = {f"https://garden.example/{p}": str(SITE / p) for p in ("bees.html", "compost.html")}
+    (stats,), _ = crawl(tmp_path, {
+        "spider": "HtmlItemSpider",
+        "settings": {**feed(out), "DECLUTTER_HTML_FIELD": "html"},
+        "args": {"pages": json.dumps(pages)},
+    })
+    items = read_jsonl(out)
+    assert "Single, open flowers" in items["/bees.html"]["clean_text"]
+    assert "We use cookies" not in items["/compost.html"]["clean_text"]
+    assert items["/bees.html"]["html"].startswith("<!DOCTYPE html>")  # kept as the spider gave it
+    assert stats["declutter/html_items"] == 2
+    assert stats["declutter/sites"] == 1
