@@ -19,6 +19,7 @@ from scrapy_declutter.steps.boilerpipe import (
     DocumentTitleMatchClassifier,
     ExpandTitleToContentFilter,
     IgnoreBlocksAfterContentFilter,
+    KeepLargestBlockFilter,
     KeepLargestFulltextBlockFilter,
     NumWordsRulesClassifier,
     SimpleBlockFusionProcessor,
@@ -199,6 +200,25 @@ def test_keep_largest_fulltext_counts_only_dense_blocks():
     assert all(MIGHT_BE_CONTENT in u.markers for i, u in enumerate(document(page).units) if i != 2)
 
 
+@pytest.mark.parametrize(
+    "step,kept",
+    [
+        (KeepLargestBlockFilter(), [CONTENT] * 5 + [BOILERPLATE] * 3),
+        (KeepLargestFulltextBlockFilter(), [BOILERPLATE] * 7 + [CONTENT]),  # the seed's
+    ],
+)
+def test_keep_largest_plain_words_or_fulltext_words(step, kept):
+    # Five fused sparse blocks (40 words, density 8) against one dense block of 30 words.
+    page = page_of(*(para(8) for _ in range(5)), para(3), para(3), _dense(30))
+    _set(page, "CCCCCBBC")
+    BoilerplateBlockFilter().process(page)
+    MAX_DISTANCE_1_CONTENT_ONLY.process(page)
+    sparse, dense = document(page).units
+    assert (sparse.words, sparse.text_density, dense.words) == (40, 8.0, 30)
+    assert step.process(page) is True
+    assert labels(page) == kept
+
+
 def test_expand_title_to_content():
     page = page_of("<h1>Storm hits</h1>", para(5), _dense(30), para(5), title="Storm hits | News")
     for b in page.blocks:
@@ -264,7 +284,7 @@ def test_presets_are_named_not_positional():
 # ---------------------------------------------------------------- change flags
 
 def _every_step() -> list:
-    return [*article_chain(), *default_chain()]
+    return [*article_chain(), *default_chain(), KeepLargestBlockFilter()]
 
 
 @pytest.mark.parametrize("chain", ["boilerpipe-article", "boilerpipe-default"])
@@ -323,6 +343,16 @@ def test_default_chain_pinned_to_seed():
         "boilerpipe.BlockProximityFusion.MAX_DISTANCE_1",
         "boilerpipe.DensityRulesClassifier",
     ]
+
+
+def test_article_chain_can_take_boilerpy3s_largest_block_measure():
+    steps = build_extractor('boilerpipe-article(keep_largest="words")').steps
+    assert steps[7].name == "boilerpipe.KeepLargestBlockFilter"
+    assert [s.name for i, s in enumerate(steps) if i != 7] == [
+        s.name for i, s in enumerate(article_chain()) if i != 7
+    ]
+    with pytest.raises(ValueError, match="keep_largest"):
+        article_chain(keep_largest="chars")
 
 
 def test_registry_builds_both_chains():

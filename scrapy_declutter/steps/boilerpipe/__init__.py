@@ -18,6 +18,7 @@ from .filters import (
     BoilerplateBlockFilter,
     ExpandTitleToContentFilter,
     IgnoreBlocksAfterContentFilter,
+    KeepLargestBlockFilter,
     KeepLargestFulltextBlockFilter,
 )
 from .fusion import (
@@ -36,6 +37,7 @@ __all__ = [
     "DocumentTitleMatchClassifier",
     "ExpandTitleToContentFilter",
     "IgnoreBlocksAfterContentFilter",
+    "KeepLargestBlockFilter",
     "KeepLargestFulltextBlockFilter",
     "MAX_DISTANCE_1",
     "MAX_DISTANCE_1_CONTENT_ONLY",
