@@ -70,9 +70,9 @@ class FieldWriter:
         if (cls, name) not in self._warned:
             self._warned.add((cls, name))
             logger.warning(
-                "%s does not declare the field %r, so scrapy_declutter leaves it out; "
-                "declare it (e.g. %s = scrapy.Field()) or point the DECLUTTER_*_FIELD "
-                "setting at a field it has, or set it to None",
+                "%s does not declare the field %r, so scrapy_declutter leaves it out of "
+                "its items; declare it in the class (%s = scrapy.Field() on a scrapy.Item), "
+                "or point the DECLUTTER_*_FIELD setting at a declared field, or set it to None",
                 cls.__qualname__,
                 name,
                 name,
