@@ -61,7 +61,7 @@ def fetch(url: str, *, timeout: float = FETCH_TIMEOUT, max_bytes: int = FETCH_MA
 def load_source(arg: str, url: str | None) -> Source:
     if is_url(arg):
         return fetch(arg)
-    return Source(arg, read_input(arg), url)
+    return Source("stdin" if arg == "-" else arg, read_input(arg), url)
 
 
 def make_analyser(args: argparse.Namespace) -> Callable[[Source], "Result"]:

@@ -17,6 +17,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse
 from scrapy.http.request import NO_CALLBACK
 
+from ..report.files import ReportSampler
 from .settings import META_KEY, RESPONSE_FLAG, RESULT_META_KEY, DeclutterOptions, SettingsError
 from .state import CrawlState
 
@@ -67,6 +68,8 @@ class DeclutterMiddleware:
 
     def __init__(self, crawler: "Crawler") -> None:
         self.state = CrawlState.of(crawler)
+        # DECLUTTER_INSPECT_DIR / DECLUTTER_INSPECT_SAMPLE: HTML reports of a sample of pages.
+        self.inspector = ReportSampler.from_settings(crawler.settings)
 
     @classmethod
     def from_crawler(cls, crawler: "Crawler") -> "Self":
@@ -109,4 +112,17 @@ class DeclutterMiddleware:
         # Parsing happens here, on the worker thread, and Scrapy caches the
         # tree on the response, so the spider's own selectors reuse it.
         root = response.selector.root
-        return self.state.analyser.analyse_root(root, response.url, options)
+        result = self.state.analyser.analyse_root(root, response.url, options)
+        if self.inspector is not None:
+            self._save_report(result)
+        return result
+
+    def _save_report(self, result: Any) -> None:
+        """Save the page's inspection report if sampled; a disk error only warns."""
+        try:
+            if self.inspector.save(result) is not None:
+                self.state.stats.inc_value("declutter/inspect/saved")
+        except OSError as e:
+            self.state.stats.inc_value("declutter/inspect/errors")
+            self.state.log.warning("scrapy_declutter could not save the report of %s: %s",
+                                   result.url, e)

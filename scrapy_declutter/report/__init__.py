@@ -7,10 +7,11 @@ in page order tinted by label, the clean text as exported and the counts.
 """
 
 from .document import IndexEntry, render_index, render_report
-from .files import report_name, safe_name, sampled, save_report
+from .files import ReportSampler, report_name, safe_name, sampled, save_report
 
 __all__ = [
     "IndexEntry",
+    "ReportSampler",
     "render_index",
     "render_report",
     "report_name",

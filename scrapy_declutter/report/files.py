@@ -13,13 +13,18 @@ import hashlib
 import re
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from ..errors import DeclutterError
 from .document import render_report
 
 if TYPE_CHECKING:
     from ..result import Result
+
+#: Share of analysed responses whose report is saved once ``DECLUTTER_INSPECT_DIR`` is set:
+#: all of them, since setting the folder is already the opt-in (lower it for big crawls).
+DEFAULT_INSPECT_SAMPLE = 1.0
 
 #: Longest file-name stem a report gets (file systems cap names at 255 bytes).
 MAX_NAME = 80
@@ -64,3 +69,35 @@ def save_report(result: "Result", directory: str | Path, name: str | None = None
     path = folder / f"{stem}.html"
     path.write_text(render_report(result), encoding="utf-8")
     return path
+
+
+class ReportSampler:
+    """Saves the report of a sample of pages into one folder during a crawl.
+
+    Built once from ``DECLUTTER_INSPECT_DIR`` (the folder; unset means off) and
+    ``DECLUTTER_INSPECT_SAMPLE`` (a rate in 0..1); a bad rate fails at start-up.
+    """
+
+    def __init__(self, directory: str | Path, rate: float = DEFAULT_INSPECT_SAMPLE) -> None:
+        if not 0.0 <= rate <= 1.0:
+            raise DeclutterError(f"DECLUTTER_INSPECT_SAMPLE={rate!r}: must be a rate from 0 to 1")
+        self.directory = Path(directory)
+        self.rate = rate
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> "ReportSampler | None":
+        """The sampler Scrapy settings ask for, or None when no folder is set."""
+        directory = settings.get("DECLUTTER_INSPECT_DIR")
+        if not directory:
+            return None
+        try:
+            rate = settings.getfloat("DECLUTTER_INSPECT_SAMPLE", DEFAULT_INSPECT_SAMPLE)
+        except ValueError as exc:
+            raise DeclutterError(f"DECLUTTER_INSPECT_SAMPLE: {exc}") from exc
+        return cls(directory, rate)
+
+    def save(self, result: "Result") -> Path | None:
+        """Write the report if the page is in the sample; return its path (None when not)."""
+        if not sampled(result.url, self.rate):
+            return None
+        return save_report(result, self.directory)
