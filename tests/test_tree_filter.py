@@ -135,3 +135,35 @@ def test_real_article_kept(wcxb):
     text = extract(html, truth["url"], extractor="boilerpipe-article+tree").text
     assert "Your platform needs to control who sees what data." in text
     assert "EventsFind us at our in-person and online events." not in text
+
+
+WRAPPED = f"""<html><body>
+<div id="nav"><ul><li>Home</li><li>About us</li></ul></div>
+<div class="post">
+  <div class="blk"><div class="inner"><p>{P1}</p></div></div>
+  <div class="blk"><div class="inner"><p>{P2}</p></div></div>
+  <div class="blk"><div class="inner"><p>{P3}</p></div></div>
+</div>
+</body></html>"""
+
+
+def test_wrapped_paragraphs_split_the_literal_rule():
+    # Each p's grandparent is its own div.blk: the literal rule keeps one paragraph.
+    page = all_content(WRAPPED)
+    TreeFilter().process(page)
+    assert kept(page) == [P1]
+
+
+def test_skip_wrappers_counts_branching_ancestors_only():
+    page = all_content(WRAPPED)
+    step = TreeFilter(skip_wrappers=True)
+    groups = step.groups(page)
+    # p -> (div.inner, div.blk: single-child wrappers) -> div.post -> body;
+    # li -> ul -> (div#nav: a wrapper) -> body -> html
+    assert {k: len(v) for k, v in groups.items()} == {"/html": 2, "/html/body": 3}
+    assert TreeFilter(depth=1, skip_wrappers=True).groups(page).keys() == {
+        "/html/body", "/html/body/div[2]"
+    }
+    TreeFilter(depth=1, skip_wrappers=True).process(page)
+    assert kept(page) == [P1, P2, P3]
+    assert build_extractor("tree(skip_wrappers=true)").steps[0].skip_wrappers is True
