@@ -103,6 +103,7 @@ def test_page_markup_is_escaped_everywhere():
     result = extract(HOSTILE, 'https://example.com/"><script>x</script>', extractor="density")
     result.blocks[0].extra["note"] = "<script>alert(3)</script>"
     result.blocks[0].extra["<b>key</b>"] = 1.5
+    result.extra["site_learning"] = {"pages": 3, "why": "<script>alert(4)</script>"}
     report = render_report(result)
     assert "<script" not in report.lower() and "<img" not in report.lower()
     assert "<b>key" not in report
@@ -137,6 +138,14 @@ def test_numeric_extras_get_a_chart_and_a_feature_row(page_0082):
     assert "dashed line at 0.5" in doc.xpath('string(//figure[.//b="content_probability"])')
     row = doc.xpath('//li[@id="b5"]//tr[th="ngram_log_odds"]/td/text()')
     assert row == ["-2.5"]
+
+
+def test_page_level_extras_are_shown():
+    result = extract(HOSTILE, "https://example.com/a", extractor="density")
+    result.extra["site_learning"] = {"pages": 12, "template": 4}
+    doc = lxml.html.fromstring(render_report(result))
+    facts = doc.xpath('string(//p[@class="meta facts"])')
+    assert "site_learning" in facts and '"pages": 12' in facts
 
 
 def test_result_to_html_is_the_report(page_0082):
@@ -229,3 +238,23 @@ def test_cli_fetches_an_explicit_url_within_a_size_cap(tmp_path, http_server):
         fetch(f"{http_server}/page.html", max_bytes=100)
     with pytest.raises(DeclutterError, match="cannot fetch"):
         fetch(f"{http_server}/missing.html")
+
+
+def test_cli_store_classifies_with_the_learned_site_model(tmp_path):
+    import scrapy_declutter
+    from conftest import SAMPLE_DATA
+
+    declutter_cls = getattr(scrapy_declutter, "Declutter", None)
+    if declutter_cls is None:
+        pytest.skip("site learning (scrapy_declutter.Declutter) is not in this checkout")
+    site = SAMPLE_DATA / "scrapy"
+    store = f"sqlite:///{tmp_path / 'sites.sqlite3'}"
+    learner = declutter_cls(store=store)
+    for name in ("index", "tomatoes", "compost", "bees", "pruning"):
+        learner.extract((site / f"{name}.html").read_bytes(), f"http://club.example/{name}.html")
+    learner.close()
+    out = tmp_path / "r.html"
+    assert main(["inspect", str(site / "bees.html"), "--store", store, "--site", "club.example",
+                 "-o", str(out)]) == 0
+    doc = lxml.html.fromstring(out.read_text("utf-8"))
+    assert "site_learning" in doc.xpath('string(//p[@class="meta facts"])')

@@ -64,30 +64,41 @@ def load_source(arg: str, url: str | None) -> Source:
     return Source("stdin" if arg == "-" else arg, read_input(arg), url)
 
 
-def make_analyser(args: argparse.Namespace) -> Callable[[Source], "Result"]:
-    """``extract`` for plain runs; the site-learning ``Declutter`` when --store is given."""
-    if args.store is None:
-        if args.site:
-            raise DeclutterError("--site needs --store (the site model to read)")
+class Analyser:
+    """``extract`` for plain runs; the site-learning ``Declutter`` when --store is given.
+
+    With a store the pages are classified with the site's learned model but
+    teach it nothing (``learn=False``): inspecting must not change a crawl's store.
+    """
+
+    def __init__(self, extractor: str, store: str | None = None, site: str | None = None) -> None:
+        self.extractor = extractor
+        self.declutter = None
+        if store is None:
+            if site:
+                raise DeclutterError("--site needs --store (the site model to read)")
+            return
+        import scrapy_declutter
+
+        declutter_cls = getattr(scrapy_declutter, "Declutter", None)
+        if declutter_cls is None:
+            raise DeclutterError("--store needs site learning (scrapy_declutter.Declutter), "
+                                 "which this installation lacks")
+        site_key = (lambda _url: site) if site else None
+        self.declutter = declutter_cls(extractor=extractor, store=store, site_key=site_key,
+                                       learn=False)
+
+    def __call__(self, source: Source) -> "Result":
+        if self.declutter is not None:
+            return self.declutter.extract(source.body, source.url, content_type=source.content_type)
         from ..api import extract
 
-        return lambda s: extract(s.body, s.url, extractor=args.extractor,
-                                 content_type=s.content_type)
-    import scrapy_declutter
+        return extract(source.body, source.url, extractor=self.extractor,
+                       content_type=source.content_type)
 
-    declutter_cls = getattr(scrapy_declutter, "Declutter", None)
-    if declutter_cls is None:
-        raise DeclutterError("--store needs site learning (scrapy_declutter.Declutter), "
-                             "which this installation lacks")
-    declutter = declutter_cls(store=args.store, extractor=args.extractor)
-
-    def analyse(s: Source) -> "Result":
-        kwargs = {"content_type": s.content_type}
-        if args.site:
-            kwargs["site"] = args.site
-        return declutter.extract(s.body, s.url, **kwargs)
-
-    return analyse
+    def close(self) -> None:
+        if self.declutter is not None:
+            self.declutter.close()
 
 
 def _stem(path: str) -> str:
@@ -117,13 +128,22 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..extractors import build_extractor
-    from ..report import IndexEntry, render_index, render_report, safe_name
 
     build_extractor(args.extractor)  # fail on a bad name before reading or fetching anything
-    analyse = make_analyser(args)
-    out = Path(args.output)
-    if len(args.paths) == 1:
-        source = load_source(args.paths[0], args.url)
+    analyse = Analyser(args.extractor, args.store, args.site)
+    try:
+        return write_reports(args.paths, Path(args.output), analyse, args.url)
+    finally:
+        analyse.close()
+
+
+def write_reports(paths: list[str], out: Path, analyse: Callable[[Source], "Result"],
+                  url: str | None = None) -> int:
+    """One report at ``out`` for one page; for several, a folder of reports and an index."""
+    from ..report import IndexEntry, render_index, render_report, safe_name
+
+    if len(paths) == 1:
+        source = load_source(paths[0], url)
         result = analyse(source)
         if out.parent != Path("."):
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -134,8 +154,8 @@ def run(args: argparse.Namespace) -> int:
         raise DeclutterError(f"{out} is a file; several pages need a folder for -o")
     out.mkdir(parents=True, exist_ok=True)
     entries, used = [], set()
-    for i, arg in enumerate(args.paths):
-        source = load_source(arg, args.url)
+    for i, arg in enumerate(paths):
+        source = load_source(arg, url)
         result = analyse(source)
         stem = safe_name(arg.split("://", 1)[1] if is_url(arg) else _stem(arg))
         if stem in used:

@@ -185,6 +185,9 @@ def render_report(result: "Result", *, source: str | None = None) -> str:
     ]
     if result.reason:
         out.append(f'<p class="reason">Not analysed: {escape(result.reason)}</p>')
+    if result.extra:  # page-level facts steps and site learning left (e.g. the site model's size)
+        facts = " · ".join(f"{escape(str(k))}: {_fmt(v)}" for k, v in result.extra.items())
+        out.append(f'<p class="meta facts">{facts}</p>')
     extras = numeric_extras(blocks)
     out.append(
         '<p class="key">Colours:<i class="kc"></i>content<i class="kb"></i>boilerplate'
