@@ -364,6 +364,13 @@ def test_registry_builds_both_chains():
     ]
 
 
+@pytest.mark.parametrize("html", ["", "<html></html>", "<p>x</p>", "<html><body><br><br></body></html>"])
+@pytest.mark.parametrize("chain", ["boilerpipe-article", "boilerpipe-default", "boilerpipe-article+tree"])
+def test_degenerate_pages(html, chain):
+    result = extract(html, None, extractor=chain)
+    assert result.text == "" and all(not b.is_content for b in result.blocks)
+
+
 # ---------------------------------------------------------------- real pages
 
 REAL = [

@@ -119,12 +119,9 @@ class TextUnit:
         return changed
 
 
-#: Boilerpipe's EMPTY_START / EMPTY_END: the neighbour of the first and last block.
-def _empty() -> TextUnit:
-    return TextUnit([], 0, 0, 0, 1, -1, -1, 0)
-
-
-EMPTY = _empty()
+#: Boilerpipe's EMPTY_START / EMPTY_END: the neighbour of the first and last block
+#: (no words, densities 0). Read-only: no step ever labels or merges it.
+EMPTY = TextUnit([], 0, 0, 0, 1, -1, -1, 0)
 
 
 @dataclass(eq=False)
