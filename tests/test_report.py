@@ -200,6 +200,8 @@ def test_cli_one_page_and_several_with_an_index(tmp_path, capsys):
     hrefs = lxml.html.fromstring(index).xpath("//table//a/@href")
     assert hrefs == ["0688.html", "4297.html"]
     assert all((tmp_path / "many" / h).is_file() for h in hrefs)
+    assert main(["inspect", str(WCXB_SAMPLES), "-o", str(tmp_path / "folder")]) == 0
+    assert len(list((tmp_path / "folder").glob("*.html"))) == 10  # nine pages and the index
     assert main(["inspect", *pages, "-o", str(one)]) == 2  # a file cannot hold several reports
     assert "need a folder" in capsys.readouterr().err
 

@@ -116,7 +116,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "score, deciding step and features, the clean text and counts. Several "
                     "pages give a folder of reports with an index.html.")
     p.add_argument("paths", nargs="+", metavar="PATH|URL|-",
-                   help="HTML file (.html or .html.gz), - for stdin, or an http(s) URL to fetch")
+                   help="HTML file (.html or .html.gz), a folder of them, - for stdin, "
+                        "or an http(s) URL to fetch")
     p.add_argument("-o", "--output", required=True, metavar="OUT",
                    help="report file for one page; a folder (with index.html) for several")
     p.add_argument("--extractor", default="default", help="extractor name (default: %(default)s)")
@@ -126,13 +127,32 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+#: File names a folder argument contributes, in name order.
+PAGE_PATTERNS = ("*.html", "*.htm", "*.html.gz", "*.htm.gz")
+
+
+def expand(paths: list[str]) -> list[str]:
+    """Folders replaced by the HTML files in them (not recursive)."""
+    out: list[str] = []
+    for arg in paths:
+        folder = Path(arg)
+        if arg != "-" and not is_url(arg) and folder.is_dir():
+            found = sorted({str(p) for pattern in PAGE_PATTERNS for p in folder.glob(pattern)})
+            if not found:
+                raise DeclutterError(f"{arg}: no .html or .html.gz files in this folder")
+            out.extend(found)
+        else:
+            out.append(arg)
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     from ..extractors import build_extractor
 
     build_extractor(args.extractor)  # fail on a bad name before reading or fetching anything
     analyse = Analyser(args.extractor, args.store, args.site)
     try:
-        return write_reports(args.paths, Path(args.output), analyse, args.url)
+        return write_reports(expand(args.paths), Path(args.output), analyse, args.url)
     finally:
         analyse.close()
 
