@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 #: name -> "module:factory"; the factory takes keyword parameters and returns a list of Steps.
 REGISTRY: dict[str, str] = {
     "density": "scrapy_declutter.steps.density:density_chain",
+    "ngram": "scrapy_declutter.steps.ngram:ngram_chain",
     "justext": "scrapy_declutter.steps.justext:justext_chain",
     "boilerpipe-default": "scrapy_declutter.steps.boilerpipe.chains:default_chain",
     "boilerpipe-article": "scrapy_declutter.steps.boilerpipe.chains:article_chain",

@@ -1,0 +1,193 @@
+"""``Declutter``: extraction that learns each site as it goes.
+
+One object per crawl (or per thread): each page is labelled by the generic
+extractor, then by what its site taught so far (see ``learner``), and then
+teaches its site's model. Models live in a store (``memory:``,
+``sqlite:///...``, ``redis://...``); this object keeps the models of recent
+sites in memory and writes its increments (deltas) every ``flush_every``
+pages of a site and on ``close()``, so several processes sharing a store add
+up their counts.
+
+When the store cannot be reached, a warning is logged and pages of sites
+not already in memory get plain generic extraction; increments wait in
+memory and are written once the store answers again (retried after
+``retry_after`` seconds).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Callable
+
+from ..api import result_of
+from ..extractors import build_extractor
+from ..page import Page
+from ..result import Result
+from .learner import SiteLearner
+from .model import SiteModel
+from .stores import SiteStore, StoreUnavailableError, open_store
+from .supervision import marker_labels, selector_labels
+
+logger = logging.getLogger(__name__)
+
+#: Pages of one site between two writes of its increments to the store.
+FLUSH_EVERY = 16
+#: Sites whose models stay in memory (least recently used are written and dropped).
+MAX_CACHED_SITES = 256
+#: Seconds before an unreachable store is tried again.
+RETRY_AFTER = 10.0
+#: The key under which steps find the site model in ``page.notes``.
+SITE_MODEL_NOTE = "site_model"
+
+
+@dataclass
+class _SiteState:
+    model: SiteModel  # what this process knows: the stored model plus its own increments
+    delta: SiteModel  # its increments since the last write
+    unsaved: int = 0
+
+
+class Declutter:
+    """Stateful extraction: ``extract()`` with per-site learning.
+
+    ``site_key`` maps a URL to its site (default: host without ``www.``).
+    ``content_selector`` (CSS or XPath) or ``markers=True`` give supervised
+    labels on the pages they match. ``learn=False`` uses the store's models
+    without updating them.
+    """
+
+    def __init__(self, extractor: str = "default", store: "str | SiteStore" = "memory:",
+                 site_learning: bool = True, site_key: Callable[[str | None], str] | None = None,
+                 content_selector: str | None = None, *, markers: bool = False,
+                 learn: bool = True, flush_every: int = FLUSH_EVERY,
+                 learner: SiteLearner | None = None, retry_after: float = RETRY_AFTER) -> None:
+        self.extractor = extractor
+        self.chain = build_extractor(extractor)
+        self.site_learning = site_learning
+        self.site_key = site_key
+        self.content_selector = content_selector
+        self.markers = markers
+        self.learn = learn
+        self.flush_every = max(1, flush_every)
+        self.retry_after = retry_after
+        # A chain with its own n-gram step (``density+ngram``) votes there, not here.
+        vote = not any(getattr(s, "name", "") == "ngram" for s in self.chain.steps)
+        self.learner = learner or SiteLearner(vote=vote)
+        self.store = open_store(store) if site_learning else None
+        self._sites: OrderedDict[str, _SiteState] = OrderedDict()
+        self._down_until = 0.0
+        self._down = False
+
+    # -- public -----------------------------------------------------------------
+    def extract(self, html: str | bytes, url: str | None = None, *,
+                content_type: str | None = None) -> Result:
+        """Parse a page and extract it with (and into) its site's model."""
+        return self.extract_page(Page.from_html(html, url, content_type=content_type))
+
+    def extract_page(self, page: Page) -> Result:
+        """Extract an already parsed page (the Scrapy middleware's entry point)."""
+        if self.site_key is not None:
+            page.site = self.site_key(page.url) or ""
+        state = self._state(page.site) if self.site_learning and page.site else None
+        if state is not None:
+            page.notes[SITE_MODEL_NOTE] = state.model
+        self.chain.run(page)
+        if state is None or not page.blocks:
+            return result_of(page, self.extractor)
+        lesson = self.learner.apply(page, state.model, self._supervision(page))
+        result = result_of(page, self.extractor)
+        result.extra["site_learning"] = {"pages": state.model.pages, "template": lesson.template,
+                                         "voted": lesson.voted, "supervised": lesson.supervised}
+        if self.learn and not state.model.seen_url(page.url):
+            for target in (state.model, state.delta):
+                self.learner.learn(target, lesson, page.url)
+            state.unsaved += 1
+            if state.unsaved >= self.flush_every:
+                self._flush(page.site, state)
+        return result
+
+    def model(self, site: str) -> SiteModel | None:
+        """The model this object uses for ``site`` (loaded from the store if needed)."""
+        state = self._state(site)
+        return state.model if state else None
+
+    def flush(self) -> None:
+        """Write every site's pending increments to the store."""
+        for site, state in list(self._sites.items()):
+            self._flush(site, state, force=True)
+
+    def close(self) -> None:
+        """Write what is pending and close the store."""
+        if self.store is None:
+            return
+        self.flush()
+        self.store.close()
+        self.store = None
+        self._sites.clear()
+
+    def __enter__(self) -> "Declutter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- internals --------------------------------------------------------------
+    def _supervision(self, page: Page) -> list[bool] | None:
+        labels = None
+        if self.content_selector:
+            labels = selector_labels(page, self.content_selector)
+        if labels is None and self.markers:
+            labels = marker_labels(page)
+        return labels
+
+    def _available(self) -> bool:
+        return time.monotonic() >= self._down_until
+
+    def _went_down(self, exc: Exception) -> None:
+        if not self._down:
+            logger.warning("site store unavailable, extracting without site learning for now "
+                           "(retry in %.0fs): %s", self.retry_after, exc)
+        self._down, self._down_until = True, time.monotonic() + self.retry_after
+
+    def _state(self, site: str) -> _SiteState | None:
+        state = self._sites.get(site)
+        if state is not None:
+            self._sites.move_to_end(site)
+            return state
+        if self.store is None or not self._available():
+            return None
+        try:
+            model = self.store.load(site)
+        except StoreUnavailableError as exc:
+            self._went_down(exc)
+            return None
+        if self._down:
+            logger.warning("site store is back: %s", self.store.uri)
+            self._down = False
+        state = _SiteState(model or SiteModel(site=site), SiteModel(site=site))
+        self._sites[site] = state
+        while len(self._sites) > MAX_CACHED_SITES:
+            old_site, old = next(iter(self._sites.items()))
+            if not self._flush(old_site, old, force=True) and old.unsaved:
+                break  # store down: keep the increments rather than lose them
+            del self._sites[old_site]
+        return state
+
+    def _flush(self, site: str, state: _SiteState, force: bool = False) -> bool:
+        if not state.unsaved:
+            return True
+        if self.store is None or (not force and not self._available()):
+            return False
+        try:
+            merged = self.store.merge(site, state.delta)
+        except StoreUnavailableError as exc:
+            self._went_down(exc)
+            return False
+        if self._down:
+            logger.warning("site store is back: %s", self.store.uri)
+        self._down, self._down_until = False, 0.0
+        state.model, state.delta, state.unsaved = merged, SiteModel(site=site), 0
+        return True

@@ -1,0 +1,158 @@
+"""How a site's model labels a page, and what the page teaches the model.
+
+Labels, in order of trust:
+
+1. the user's supervision (a content selector or the seed's comment
+   markers), when the page offers it: it decides every block;
+2. the template: a block whose fingerprint is on ``TEMPLATE_SHARE`` of the
+   site's pages is boilerplate, whatever the generic steps said;
+3. the per-site n-gram classifier, for the blocks the generic steps left
+   ambiguous (their score within ``ambiguous_margin`` of the step's cut) once
+   it has ``min_examples`` blocks of each class;
+4. otherwise the generic steps' label stands.
+
+What trains the classifier: supervised blocks, template blocks (discard),
+and blocks the generic steps decided with confidence (score at least
+``confident_margin`` past the cut, on the side of their label). Everything is
+decided from the model as it was *before* the page, then the page is learned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Mapping
+
+from ..blocks import BOILERPLATE, CONTENT, Block
+from .model import MIN_PAGES, TEMPLATE_SHARE, SiteModel, fingerprint
+from .ngram import DISCARD, KEEP
+
+if TYPE_CHECKING:
+    from ..page import Page
+
+#: The score that separates content from boilerplate for a step that publishes none.
+DEFAULT_CUT = 0.5
+#: A block whose score is this close to its step's cut is ambiguous.
+AMBIGUOUS_MARGIN = 0.15
+#: A block whose score is this far past the cut (on its label's side) trains the classifier.
+CONFIDENT_MARGIN = 0.3
+#: Blocks of each class the classifier must have seen before it votes.
+MIN_EXAMPLES = 20
+#: Characters per class a page may add to the classifier (bounds per-page cost).
+MAX_TRAIN_CHARS = 6000
+#: The classifier overrules a generic label only with this many bits of log-odds per character.
+VOTE_BITS_PER_CHAR = 0.5
+#: The template never takes more than this share of a page's content characters: a page
+#: that would lose more is a near-copy of pages already seen, not a template instance.
+MAX_TEMPLATE_CUT = 0.9
+#: A page's longest content block must have this many characters to identify a near-copy.
+DUPLICATE_MIN_CHARS = 200
+
+TEMPLATE_STEP = "site-template"
+NGRAM_STEP = "site-ngram"
+SUPERVISED_STEP = "site-supervised"
+
+
+@dataclass
+class PageLesson:
+    """What one page decided and what it teaches its site's model."""
+
+    fingerprints: list[int]
+    examples: list[tuple[str, str]] = field(default_factory=list)
+    template: int = 0
+    voted: int = 0
+    supervised: bool = False
+    #: A new URL whose main block the site has already counted: a near-copy, not counted again.
+    duplicate: bool = False
+
+
+class SiteLearner:
+    """Applies a site model to a page's blocks and extracts the page's lesson. Stateless."""
+
+    def __init__(self, *, template_share: float = TEMPLATE_SHARE, min_pages: int = MIN_PAGES,
+                 ambiguous_margin: float = AMBIGUOUS_MARGIN,
+                 confident_margin: float = CONFIDENT_MARGIN, min_examples: int = MIN_EXAMPLES,
+                 vote: bool = True, cuts: Mapping[str, float] | None = None,
+                 vote_bits: float = VOTE_BITS_PER_CHAR) -> None:
+        self.template_share = template_share
+        self.min_pages = min_pages
+        self.ambiguous_margin = ambiguous_margin
+        self.confident_margin = confident_margin
+        self.min_examples = min_examples
+        self.vote = vote
+        self.cuts = dict(cuts or {})
+        self.vote_bits = vote_bits
+
+    def confidence(self, page: "Page", block: Block) -> float:
+        """How far the block's score is past its step's cut, on the side of its label.
+
+        A step may publish its cut in ``page.notes["cuts"][step_name]``;
+        otherwise ``cuts`` given here, else 0.5 (a probability-like score).
+        """
+        cut = page.notes.get("cuts", {}).get(block.step, self.cuts.get(block.step or "", DEFAULT_CUT))
+        return block.score - cut if block.is_content else cut - block.score
+
+    def apply(self, page: "Page", model: SiteModel | None,
+              supervised: list[bool] | None = None) -> PageLesson:
+        """Relabel the page's blocks with what the site taught; return the page's lesson."""
+        lesson = PageLesson([fingerprint(b.text) for b in page.blocks])
+        budget = {KEEP: MAX_TRAIN_CHARS, DISCARD: MAX_TRAIN_CHARS}
+
+        def teach(category: str, text: str) -> None:
+            if budget[category] > 0:
+                lesson.examples.append((category, text[: budget[category]]))
+                budget[category] -= len(text)
+
+        if supervised is not None:
+            lesson.supervised = True
+            for b, keep in zip(page.blocks, supervised):
+                b.set_label(CONTENT if keep else BOILERPLATE, float(keep), SUPERVISED_STEP)
+                teach(KEEP if keep else DISCARD, b.text)
+            return lesson
+        if model is None:
+            return lesson
+        threshold = model.template_threshold(share=self.template_share, min_pages=self.min_pages)
+        lesson.duplicate = self._near_copy(page, model, lesson.fingerprints)
+        template = [model.fingerprints.get(fp, 0) >= threshold for fp in lesson.fingerprints]
+        if not lesson.duplicate and self._too_much(page, template):
+            lesson.duplicate = True
+        clf = model.classifier
+        can_vote = self.vote and clf.ready(self.min_examples)
+        for b, is_template in zip(page.blocks, template):
+            if is_template and not (lesson.duplicate and b.is_content):
+                b.set_label(BOILERPLATE, 0.0, TEMPLATE_STEP)
+                lesson.template += 1
+                teach(DISCARD, b.text)
+                continue
+            conf = self.confidence(page, b)
+            if can_vote and conf < self.ambiguous_margin:
+                verdict = clf.classify(b.text)
+                if abs(verdict.log_odds) >= self.vote_bits * len(b.text):
+                    b.set_label(CONTENT if verdict.category == KEEP else BOILERPLATE,
+                                verdict.p_keep, NGRAM_STEP)
+                    lesson.voted += 1
+            elif conf >= self.confident_margin:
+                teach(KEEP if b.is_content else DISCARD, b.text)
+        return lesson
+
+    @staticmethod
+    def _near_copy(page: "Page", model: SiteModel, fingerprints: list[int]) -> bool:
+        """A page at a new URL whose longest content block the site has counted already."""
+        if model.seen_url(page.url):
+            return False
+        best = max(((b.text_chars, fp) for b, fp in zip(page.blocks, fingerprints) if b.is_content),
+                   default=(0, 0))
+        return best[0] >= DUPLICATE_MIN_CHARS and best[1] in model.fingerprints
+
+    @staticmethod
+    def _too_much(page: "Page", template: list[bool]) -> bool:
+        content = sum(b.text_chars for b in page.blocks if b.is_content)
+        cut = sum(b.text_chars for b, t in zip(page.blocks, template) if t and b.is_content)
+        return content > 0 and cut > MAX_TEMPLATE_CUT * content
+
+    @staticmethod
+    def learn(model: SiteModel, lesson: PageLesson, url: str | None) -> None:
+        """Add a page's lesson to a model (the site's, and the delta waiting to be stored)."""
+        if lesson.duplicate:
+            return
+        model.observe(lesson.fingerprints, url)
+        model.classifier.train_many(lesson.examples)

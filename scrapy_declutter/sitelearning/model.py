@@ -1,0 +1,204 @@
+"""What is learned per site: block fingerprints, pages seen, and the n-gram classifier.
+
+A fingerprint is a hash of a block's normalised text (lower-cased, digit runs
+folded to ``0``, whitespace collapsed, so "© 2024" and "Page 3 of 12" match
+their siblings on other pages). Each is counted once per page. A fingerprint
+seen on at least ``TEMPLATE_SHARE`` of the site's pages, once the site has
+``MIN_PAGES`` pages, is part of the template: boilerplate.
+
+Memory is bounded per site, whatever the crawl's length:
+
+* fingerprints: at most ``MAX_FINGERPRINTS`` (the most frequent, newest
+  first among equals, survive an eviction), and every ``DECAY_AT`` pages all
+  counts and the page count are halved, so a redesign's new template reaches
+  the share within about ``DECAY_AT / 2`` pages;
+* URLs already counted: the last ``MAX_URLS`` (hashes), so re-crawling a page
+  does not count it twice;
+* the classifier: ``ngram.MAX_ENTRIES`` n-grams per class (pruned).
+
+A SiteModel also serves as a *delta*: the updates one process made since it
+last wrote, which a store adds to what it holds (``merge``), so concurrent
+writers add up instead of overwriting each other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import zlib
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from .ngram import FORMAT_VERSION as NGRAM_FORMAT_VERSION
+from .ngram import ModelFormatError, NGramClassifier
+
+#: Share of the site's pages a fingerprint must be seen on to be template.
+TEMPLATE_SHARE = 0.5
+#: Pages a site must have shown before any fingerprint counts as template.
+MIN_PAGES = 3
+#: And a template fingerprint must have been seen on at least this many pages.
+MIN_TEMPLATE_PAGES = 2
+#: Fingerprints kept per site (an eviction runs past 5/4 of this).
+MAX_FINGERPRINTS = 4096
+#: Halve all counts when a site reaches this many pages (exponential decay).
+DECAY_AT = 512
+#: URL hashes remembered per site, so a re-crawled page is not counted twice.
+MAX_URLS = 4096
+#: Format version of ``to_bytes``; a newer one is refused on load.
+FORMAT_VERSION = 1
+FORMAT_NAME = "scrapy-declutter/site-model"
+
+_DIGITS = re.compile(r"\d+")
+_HASH_MASK = (1 << 63) - 1  # fits SQLite INTEGER and JSON exactly
+
+
+class ModelVersionError(ModelFormatError):
+    """A site model written by a newer release: never overwritten, never read."""
+
+
+def normalise(text: str) -> str:
+    """Block text as fingerprints see it: lower case, digit runs as ``0``, single spaces."""
+    return " ".join(_DIGITS.sub("0", text.lower()).split())
+
+
+def _hash(text: str) -> int:
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "little") & _HASH_MASK
+
+
+def fingerprint(text: str) -> int:
+    """The 63-bit fingerprint of a block's text."""
+    return _hash(normalise(text))
+
+
+def url_hash(url: str) -> int:
+    return _hash(url)
+
+
+@dataclass
+class SiteModel:
+    """The learned state of one site (or an increment of it, see the module docstring)."""
+
+    site: str
+    pages: int = 0
+    fingerprints: dict[int, int] = field(default_factory=dict)
+    urls: dict[int, None] = field(default_factory=dict)  # an ordered set, oldest first
+    classifier: NGramClassifier = field(default_factory=NGramClassifier)
+
+    # -- template -----------------------------------------------------------
+    def template_threshold(self, *, share: float = TEMPLATE_SHARE, min_pages: int = MIN_PAGES) -> float:
+        """Pages a fingerprint must be seen on to be template now (inf: not enough pages yet)."""
+        if self.pages < min_pages:
+            return float("inf")
+        return max(MIN_TEMPLATE_PAGES, share * self.pages)
+
+    def is_template(self, fp: int, threshold: float | None = None) -> bool:
+        t = self.template_threshold() if threshold is None else threshold
+        return self.fingerprints.get(fp, 0) >= t
+
+    # -- learning -------------------------------------------------------------
+    def seen_url(self, url: str | None) -> bool:
+        return bool(url) and url_hash(url) in self.urls
+
+    def observe(self, fingerprints: Iterable[int], url: str | None = None) -> None:
+        """Count one page: each distinct fingerprint once, the page once, the URL remembered."""
+        self.pages += 1
+        for fp in set(fingerprints):
+            self.fingerprints[fp] = self.fingerprints.get(fp, 0) + 1
+        if url:
+            self.urls[url_hash(url)] = None
+        self.bound()
+
+    def merge(self, other: "SiteModel") -> "SiteModel":
+        """Add another model (a delta) to this one; returns self."""
+        self.pages += other.pages
+        for fp, n in other.fingerprints.items():
+            self.fingerprints[fp] = self.fingerprints.get(fp, 0) + n
+        for h in other.urls:
+            self.urls.pop(h, None)
+            self.urls[h] = None
+        self.classifier.merge(other.classifier)
+        self.bound()
+        return self
+
+    def bound(self) -> None:
+        """Apply decay and the caps (see the module docstring)."""
+        while self.pages >= DECAY_AT:
+            self.pages //= 2
+            self.fingerprints = {fp: n // 2 for fp, n in self.fingerprints.items() if n >= 2}
+        if len(self.fingerprints) > MAX_FINGERPRINTS * 5 // 4:
+            # dicts keep insertion order: a larger rank is a newer fingerprint
+            ranked = sorted(enumerate(self.fingerprints.items()),
+                            key=lambda item: (item[1][1], item[0]), reverse=True)
+            keep = sorted(ranked[:MAX_FINGERPRINTS])
+            self.fingerprints = {fp: n for _, (fp, n) in keep}
+        while len(self.urls) > MAX_URLS:
+            del self.urls[next(iter(self.urls))]
+
+    def copy(self) -> "SiteModel":
+        return SiteModel.from_bytes(self.to_bytes())
+
+    # -- data -------------------------------------------------------------------
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT_NAME,
+            "version": FORMAT_VERSION,
+            "site": self.site,
+            "pages": self.pages,
+            "fingerprints": [[fp, n] for fp, n in self.fingerprints.items()],
+            "urls": list(self.urls),
+            "classifier": self.classifier.to_data(),
+        }
+
+    def to_bytes(self) -> bytes:
+        """zlib-compressed JSON: plain data, never pickle."""
+        return zlib.compress(json.dumps(self.to_data(), separators=(",", ":")).encode("utf-8"), 6)
+
+    @classmethod
+    def from_data(cls, data: Any) -> "SiteModel":
+        if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
+            raise ModelFormatError("not a scrapy-declutter site model")
+        version = data.get("version")
+        if not isinstance(version, int) or version < 1:
+            raise ModelFormatError(f"bad site model version {version!r}")
+        clf_version = (data.get("classifier") or {}).get("version", 0)
+        if version > FORMAT_VERSION or (isinstance(clf_version, int) and clf_version > NGRAM_FORMAT_VERSION):
+            raise ModelVersionError(f"site model format version {version} (classifier {clf_version}) "
+                                    f"is newer than this release reads ({FORMAT_VERSION}); upgrade "
+                                    "scrapy-declutter or use another store")
+        try:
+            model = cls(
+                site=str(data["site"]),
+                pages=int(data["pages"]),
+                fingerprints={int(fp): int(n) for fp, n in data["fingerprints"]},
+                urls=dict.fromkeys(int(h) for h in data["urls"]),
+                classifier=NGramClassifier.from_data(data["classifier"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelFormatError(f"bad site model data: {exc!r}") from None
+        if model.pages < 0 or any(n < 0 for n in model.fingerprints.values()):
+            raise ModelFormatError("bad site model data: negative counts")
+        return model
+
+    @classmethod
+    def from_bytes(cls, blob: bytes) -> "SiteModel":
+        try:
+            data = json.loads(zlib.decompress(blob).decode("utf-8"))
+        except (zlib.error, UnicodeDecodeError, ValueError, TypeError) as exc:
+            raise ModelFormatError(f"site model is not valid compressed JSON: {exc}") from None
+        return cls.from_data(data)
+
+    def summary(self) -> dict[str, Any]:
+        """Figures for ``scrapy-declutter sites show``."""
+        threshold = self.template_threshold()
+        return {
+            "site": self.site,
+            "pages": self.pages,
+            "fingerprints": len(self.fingerprints),
+            "template_fingerprints": sum(n >= threshold for n in self.fingerprints.values()),
+            "urls": len(self.urls),
+            "examples": dict(self.classifier.examples),
+            "ngrams": {c: len(lm) for c, lm in self.classifier.lms.items()},
+            "stored_bytes": len(self.to_bytes()),
+        }
