@@ -192,3 +192,24 @@ def test_items_carrying_html_go_through_the_pipeline(site_url, tmp_path):
     assert items["/bees.html"]["html"].startswith("<!DOCTYPE html>")  # kept as the spider gave it
     assert stats["declutter/html_items"] == 2
     assert stats["declutter/sites"] == 1
+
+
+def test_second_crawl_starts_with_the_site_model_in_the_default_sqlite_store(site_url, tmp_path):
+    pytest.importorskip("scrapy_declutter.sitelearning.declutter")
+    outs = [tmp_path / "first.jsonl", tmp_path / "second.jsonl"]
+    footer = "Copyright 2026 Riverside Gardening Club"
+    start = f"{site_url}/index.html"
+    stats, _ = crawl(tmp_path, *[
+        # DECLUTTER_STORE unset: SQLite in the project data dir (.scrapy/ under the cwd)
+        {"settings": {**feed(out), "DECLUTTER_STORE": None}, "args": {"start_url": start}}
+        for out in outs
+    ])
+    assert (tmp_path / ".scrapy" / "declutter.sqlite3").is_file()
+    first, second = read_jsonl(outs[0]), read_jsonl(outs[1])
+    # The start page is analysed first, before the first crawl has learned anything ...
+    assert footer in first["/index.html"]["clean_text"]
+    # ... while the second crawl already knows the site's template from its first page.
+    for path in HTML_PAGES:
+        assert footer not in second[path]["clean_text"], path
+    assert "Welcome to the Riverside" in second["/index.html"]["clean_text"]
+    assert stats[1]["declutter/site_learning/template_blocks"] > stats[0]["declutter/site_learning/template_blocks"]

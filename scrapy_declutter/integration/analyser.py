@@ -24,9 +24,9 @@ if TYPE_CHECKING:
 
 
 def _declutter_class() -> Any:
-    """The stateful, site-learning core, when this checkout has it (issue 4)."""
+    """The stateful, site-learning core (None in a build without it: stateless extraction)."""
     try:
-        from .. import Declutter  # type: ignore[attr-defined]
+        from ..sitelearning.declutter import Declutter
     except ImportError:
         return None
     return Declutter
@@ -35,12 +35,14 @@ def _declutter_class() -> Any:
 class Analyser:
     """Turns a page into a Result with the options of one request.
 
-    One core object per (extractor, site learning, site key, content selector)
-    combination a crawl actually uses, all sharing one store.
+    One core object per (extractor, site learning, content selector)
+    combination a crawl actually uses, all sharing one store connection. A
+    fixed ``site_key`` option is applied to the page before the core sees it.
     """
 
     def __init__(self, store: str | None) -> None:
-        self.store = store
+        self.store_uri = store
+        self._store: Any = None
         self._cores: dict[tuple, Any] = {}
         self._lock = threading.Lock()
 
@@ -68,22 +70,31 @@ class Analyser:
         cls = _declutter_class()
         if cls is None:
             return None
-        key = (options.extractor, options.site_learning, options.site_key, options.content_selector)
+        key = (options.extractor, options.site_learning, options.content_selector)
         core = self._cores.get(key)
         if core is None:
+            if options.site_learning and self._store is None:
+                from ..sitelearning.stores import open_store
+
+                self._store = open_store(self.store_uri or "memory:")
             core = cls(
                 extractor=options.extractor,
-                store=self.store or "memory:",
+                store=self._store if options.site_learning else "memory:",
                 site_learning=options.site_learning,
-                site_key=options.site_key,
                 content_selector=options.content_selector,
             )
             self._cores[key] = core
         return core
 
     def close(self) -> None:
-        """Flush and close every core (and so the store)."""
+        """Write every core's pending site-model increments, then close the shared store."""
         with self._lock:
             cores, self._cores = list(self._cores.values()), {}
-        for core in cores:
-            core.close()
+            store, self._store = self._store, None
+        try:
+            for core in cores:
+                if core.store is not None:
+                    core.flush()
+        finally:
+            if store is not None:
+                store.close()
