@@ -170,7 +170,7 @@ def segment(root: etree._Element) -> list[Block]:
     tree = root.getroottree()
     blocks: list[Block] = []
     path: list[etree._Element] = []
-    records: list[Ancestor | None] = []
+    records: dict[etree._Element, Ancestor] = {}
     # Open block-level elements with their depth in ``path``: text always
     # belongs to the innermost one.
     open_blocks: list[tuple[etree._Element, int]] = [(root, 1)]
@@ -183,73 +183,69 @@ def segment(root: etree._Element) -> list[Block]:
         text = " ".join("".join(parts).split())
         if not text:
             return
-        lo = max(0, block_depth - MAX_ANCESTORS)
-        ancestors = records[lo:block_depth]
-        if None in ancestors:
-            for i in range(lo, block_depth):
-                if records[i] is None:
-                    records[i] = _ancestor(path[i])
-            ancestors = records[lo:block_depth]
-        link_text = " ".join(link_parts) if link_parts else ""
+        ancestors = []
+        for el in path[max(0, block_depth - MAX_ANCESTORS) : block_depth]:
+            record = records.get(el)
+            if record is None:
+                record = records[el] = _ancestor(el)
+            ancestors.append(record)
         blocks.append(
-            _make_block(len(blocks), text, link_text, block_el, markup, tags,
-                        tuple(ancestors), tree)  # type: ignore[arg-type]
+            _make_block(len(blocks), text, " ".join(link_parts), block_el, markup, tags,
+                        tuple(ancestors), tree)
         )
 
     walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
     for event, el in walker:
-        boundary = closing = False
         if event == "start":
             tag = el.tag
-            if tag in SKIP_TAGS:
+            if tag in BLOCK_TAGS:
+                path.append(el)
+                open_blocks.append((el, len(path)))
+                if parts:
+                    emit()
+                    parts, link_parts = [], []
+                block_el, block_depth = el, len(path)
+                markup = tags = br_run = 0
+            elif tag in SKIP_TAGS:
                 walker.skip_subtree()
                 continue
-            if tag == "br":
+            elif tag == "br":
                 br_run += 1
                 if br_run < 2:
                     parts.append(" ")
-                    continue
-                br_run = 0
-                boundary = True
-                text = None
+                elif parts:
+                    emit()
+                    parts, link_parts = [], []
+                    markup = tags = br_run = 0
+                continue
             else:
                 path.append(el)
-                records.append(None)
-                if tag in BLOCK_TAGS:
-                    open_blocks.append((el, len(path)))
-                    boundary = True
-                    br_run = 0
-                elif tag == "a":
+                if tag == "a":
                     link_depth += 1
-                text = el.text
+            values = el.values()
+            markup += 2 * len(tag) + 1
+            if values:
+                markup += len("".join(values)) + len("".join(el.keys())) + 4 * len(values)
+            tags += 1
+            text = el.text
         elif event == "end":
             tag = el.tag
             text = el.tail
-            if tag not in SKIP_TAGS and tag != "br":
+            if tag in BLOCK_TAGS:
+                if len(open_blocks) > 1:
+                    if parts:
+                        emit()
+                        parts, link_parts = [], []
+                    open_blocks.pop()
+                    block_el, block_depth = open_blocks[-1]
+                    markup = tags = br_run = 0
+                path.pop()
+            elif tag not in SKIP_TAGS and tag != "br":
                 if tag == "a":
                     link_depth -= 1
-                elif tag in BLOCK_TAGS and len(open_blocks) > 1:
-                    open_blocks.pop()
-                    boundary = True
-                    br_run = 0
-                closing = True  # leave ``path`` after the block is emitted
+                path.pop()
         else:  # comment or processing instruction: only its tail is page text
             text = el.tail
-        if boundary:
-            if parts:
-                emit()
-                parts, link_parts = [], []
-            markup = tags = 0
-            block_el, block_depth = open_blocks[-1]
-        if closing:
-            path.pop()
-            records.pop()
-        if event == "start" and tag != "br":
-            attrib = el.attrib
-            markup += 2 * len(tag) + 1
-            if attrib:
-                markup += sum(len(k) + len(v) + 4 for k, v in attrib.items())
-            tags += 1
         if text:
             if br_run and not text.isspace():
                 br_run = 0

@@ -21,6 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="worker processes (default 1; use 1 for speed figures)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json-out", metavar="FILE", help="also write every per-page score as JSON lines")
+    p.add_argument("--stages", action="store_true",
+                   help="instead of scoring, print ms/page for parsing, segmentation and each "
+                        "step of each (own) extractor")
     p.set_defaults(func=run)
 
 
@@ -32,6 +35,13 @@ def run(args: argparse.Namespace) -> int:
 
     names = args.extractors or ["default"]
     samples = load_dataset(args.dataset, args.limit)
+    if args.stages:
+        from ..evaluation.stages import format_stages, stage_times
+
+        for name in names:
+            print(f"{name}: {len(samples)} pages (CPU time)")
+            print(format_stages(stage_times(samples, name)))
+        return 0
     scores = run_eval(samples, names, jobs=args.jobs, progress=not args.no_progress)
     print(f"{len(samples)} pages from {args.dataset}")
     print(format_table(summarise(scores), lxml_ms_per_page(scores)))
