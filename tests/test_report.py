@@ -260,3 +260,11 @@ def test_cli_store_classifies_with_the_learned_site_model(tmp_path):
                  "-o", str(out)]) == 0
     doc = lxml.html.fromstring(out.read_text("utf-8"))
     assert "site_learning" in doc.xpath('string(//p[@class="meta facts"])')
+    captions = doc.xpath("//figcaption//b/text()")
+    assert "site_fingerprint_pages" in captions and "ngram_log_odds" in captions
+    # The shared navigation was seen on every page learned; the article text on one at most.
+    pages = {li.xpath('string(.//span[@class="tx"])'):
+             li.xpath('string(.//tr[th="site_fingerprint_pages"]/td)') for li in _block_items(
+                 out.read_text("utf-8"))}
+    assert max(int(v) for v in pages.values()) >= 4
+    assert min(int(v) for v in pages.values()) <= 1

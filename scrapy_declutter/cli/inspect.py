@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..errors import DeclutterError
 from .extract import read_input
@@ -64,6 +64,22 @@ def load_source(arg: str, url: str | None) -> Source:
     return Source("stdin" if arg == "-" else arg, read_input(arg), url)
 
 
+def annotate_with_site_model(result: "Result", model: Any) -> None:
+    """Put what the site model says of each block in ``block.extra``, for the report's charts.
+
+    ``site_fingerprint_pages``: on how many of the site's pages the block's text
+    was seen; ``ngram_log_odds``: the site's n-gram classifier, keep over discard,
+    in bits (once it has examples of both). Values a step already set are kept.
+    """
+    from ..sitelearning.model import fingerprint
+
+    classifier = model.classifier if model.classifier.ready() else None
+    for b in result.blocks:
+        b.extra.setdefault("site_fingerprint_pages", model.fingerprints.get(fingerprint(b.text), 0))
+        if classifier is not None:
+            b.extra.setdefault("ngram_log_odds", round(classifier.classify(b.text).log_odds, 3))
+
+
 class Analyser:
     """``extract`` for plain runs; the site-learning ``Declutter`` when --store is given.
 
@@ -90,7 +106,12 @@ class Analyser:
 
     def __call__(self, source: Source) -> "Result":
         if self.declutter is not None:
-            return self.declutter.extract(source.body, source.url, content_type=source.content_type)
+            result = self.declutter.extract(source.body, source.url,
+                                            content_type=source.content_type)
+            model = self.declutter.model(result.site) if result.site else None
+            if model is not None:
+                annotate_with_site_model(result, model)
+            return result
         from ..api import extract
 
         return extract(source.body, source.url, extractor=self.extractor,
