@@ -6,6 +6,7 @@ from .errors import DeclutterError, UnknownExtractorError
 from .extractors import Extractor, build_extractor, extractors
 from .page import Page
 from .result import Result
+from .sitelearning import Declutter
 
 __version__ = "0.1.0"
 
@@ -33,6 +34,7 @@ __all__ = [
     "BOILERPLATE",
     "CONTENT",
     "Block",
+    "Declutter",
     "DeclutterMiddleware",
     "DeclutterPipeline",
     "DeclutterSpiderMiddleware",

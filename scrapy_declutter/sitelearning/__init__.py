@@ -1,0 +1,16 @@
+"""Site learning: what each site teaches while it is crawled, and where it is kept.
+
+* ``ngram`` — character n-gram LMs (Witten–Bell) and the keep/discard classifier;
+* ``model`` — a site's model: block fingerprints, pages seen, the classifier;
+* ``learner`` — how a model labels a page and what the page teaches it;
+* ``supervision`` — labels from a content selector or comment markers;
+* ``stores`` — memory, SQLite and Redis stores, chosen by URI;
+* ``declutter`` — ``Declutter``, the stateful extraction API.
+"""
+
+from .declutter import Declutter
+from .model import SiteModel
+from .ngram import NGramClassifier, NGramLM
+from .stores import SiteStore, open_store
+
+__all__ = ["Declutter", "NGramClassifier", "NGramLM", "SiteModel", "SiteStore", "open_store"]

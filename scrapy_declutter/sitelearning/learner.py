@@ -45,7 +45,7 @@ VOTE_BITS_PER_CHAR = 0.5
 #: that would lose more is a near-copy of pages already seen, not a template instance.
 MAX_TEMPLATE_CUT = 0.9
 #: A page's longest content block must have this many characters to identify a near-copy.
-DUPLICATE_MIN_CHARS = 200
+DUPLICATE_MIN_CHARS = 100
 
 TEMPLATE_STEP = "site-template"
 NGRAM_STEP = "site-ngram"

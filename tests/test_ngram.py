@@ -1,0 +1,126 @@
+"""The character n-gram LMs and the keep/discard classifier (seed 000's LingPipe models)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from scrapy_declutter.sitelearning.ngram import (
+    DISCARD, KEEP, ModelFormatError, NGramClassifier, NGramLM,
+)
+
+
+def test_probabilities_sum_to_one_over_the_alphabet():
+    lm = NGramLM(order=3, alphabet_size=5)
+    lm.train("abracadabra")
+    alphabet = "abcdr"
+    for context in ["", "a", "ab", "br", "ra", "zz", "cad"]:
+        total = sum(lm.prob(c, context) for c in alphabet)
+        assert total == pytest.approx(1.0, abs=1e-12), context
+
+
+def test_witten_bell_on_a_hand_computed_case():
+    # "abab", order 2, lambda factor 1, alphabet of 4:
+    #   empty context: C=4, E=2 (a, b) -> λ = 4/6; P(a) = 4/6·2/4 + 2/6·1/4 = 5/12
+    #   context "a": C=2 (b twice), E=1 -> λ = 2/3; P(b|a) = 2/3·1 + 1/3·5/12 = 29/36
+    #   context "b": C=1 (a once), E=1 -> λ = 1/2; P(a|b) = 1/2·1 + 1/2·5/12 = 17/24
+    #   context "b" for c: P(c|b) = 1/2·0 + 1/2·(2/6·1/4) = 1/24
+    lm = NGramLM(order=2, alphabet_size=4, lambda_factor=1)
+    lm.train("abab")
+    assert lm.prob("a", "") == pytest.approx(5 / 12)
+    assert lm.prob("b", "a") == pytest.approx(29 / 36)
+    assert lm.prob("a", "b") == pytest.approx(17 / 24)
+    assert lm.prob("c", "b") == pytest.approx(1 / 24)
+    # the process LM: log2 P("ab") = log2 P(a) + log2 P(b|a)
+    assert lm.log2_prob("ab") == pytest.approx(np.log2(5 / 12) + np.log2(29 / 36))
+
+
+def test_default_lambda_factor_is_the_order_as_in_lingpipe():
+    lm = NGramLM(order=6)
+    assert lm.lambda_factor == 6.0
+
+
+def test_unseen_context_backs_off_to_shorter_ones():
+    lm = NGramLM(order=4, alphabet_size=10)
+    lm.train("hello world")
+    assert lm.prob("o", "qqq") == pytest.approx(lm.prob("o", ""))
+
+
+def test_incremental_training_equals_training_at_once():
+    a, b = NGramLM(order=4), NGramLM(order=4)
+    a.train("the cat sat")
+    a.train("on the mat")
+    b.train("on the mat")
+    b.train("the cat sat")
+    for text in ["the mat", "a cat", "xyz"]:
+        assert a.log2_prob(text) == pytest.approx(b.log2_prob(text))
+
+
+def test_merge_equals_training_one_model_on_both():
+    one, a, b = NGramLM(order=5), NGramLM(order=5), NGramLM(order=5)
+    for t in ["Privacy policy", "Terms of use"]:
+        one.train(t)
+    a.train("Privacy policy")
+    b.train("Terms of use")
+    a.merge(b)
+    for text in ["Privacy terms", "policy of use"]:
+        assert a.log2_prob(text) == pytest.approx(one.log2_prob(text))
+
+
+def test_size_is_bounded_and_distributions_stay_normalised():
+    lm = NGramLM(order=3, alphabet_size=30, max_entries=200)
+    rng = np.random.default_rng(1)
+    letters = "abcdefghijklmnopqrstuvwxyz   "
+    for _ in range(50):
+        lm.train("".join(rng.choice(list(letters), 100)))
+    assert len(lm) <= 200
+    total = sum(lm.prob(c, "ab") for c in letters[:26] + " " + "123")
+    assert total == pytest.approx(1.0)
+
+
+def _trained() -> NGramClassifier:
+    clf = NGramClassifier()
+    for i in range(5):
+        clf.train(KEEP, f"The committee met on day {i} and discussed the budget for the new library.")
+        clf.train(DISCARD, "Home | About us | Contact | Privacy policy | Sign in")
+    return clf
+
+
+def test_classifier_picks_the_class_with_the_higher_joint_probability():
+    clf = _trained()
+    keep = clf.classify("The committee discussed the library budget again.")
+    discard = clf.classify("About us | Privacy policy")
+    assert keep.category == KEEP and keep.log_odds > 0 and keep.p_keep > 0.5
+    assert discard.category == DISCARD and discard.log_odds < 0 and discard.p_keep < 0.5
+
+
+def test_classifier_serialises_as_json_and_round_trips():
+    clf = _trained()
+    data = json.loads(json.dumps(clf.to_data()))
+    again = NGramClassifier.from_data(data)
+    assert again.examples == clf.examples
+    for text in ["the budget", "Sign in"]:
+        assert again.classify(text).log_odds == pytest.approx(clf.classify(text).log_odds)
+
+
+def test_classifier_merge_adds_examples_and_counts():
+    a, b = _trained(), _trained()
+    a.merge(b)
+    assert a.examples == {KEEP: 10, DISCARD: 10}
+    assert len(a.lms[KEEP]) == len(b.lms[KEEP])
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda d: d.update(version=99),
+    lambda d: d.update(version="1"),
+    lambda d: d["lms"][KEEP].update(keys="!!not base64!!"),
+    lambda d: d["lms"][KEEP].update(counts=""),
+    lambda d: d.pop("examples"),
+])
+def test_bad_or_newer_data_is_refused(mutate):
+    data = _trained().to_data()
+    mutate(data)
+    with pytest.raises(ModelFormatError):
+        NGramClassifier.from_data(data)

@@ -1,0 +1,194 @@
+"""Site models: template fingerprints, supervision, the classifier's votes, Declutter."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from scrapy_declutter import Declutter, extract
+from scrapy_declutter.page import Page
+from scrapy_declutter.sitelearning.learner import TEMPLATE_STEP, SiteLearner
+from scrapy_declutter.sitelearning.model import (
+    MIN_PAGES, ModelFormatError, SiteModel, fingerprint, normalise,
+)
+from scrapy_declutter.sitelearning.stores.memory import MemoryStore
+from scrapy_declutter.sitelearning.supervision import marker_labels, selector_labels
+
+FOOTER = ("Copyright 2024 Example Gazette Ltd. All rights reserved. Registered in England, "
+          "company number 1234567. Our journalism is funded by readers like you.")
+
+
+TOPICS = ["parking", "libraries", "cycle lanes", "school meals", "street lights", "recycling",
+          "housing", "parks", "bus routes", "markets", "swimming pools", "allotments"]
+PLACES = ["Northgate", "Riverside", "Old Town", "Hillcrest", "Eastfield", "Millbrook", "Westend",
+          "Southby", "Kingsmead", "Ashford"]
+
+
+def article(i: int, *, markers: bool = False) -> str:
+    """A realistic news page: navigation, a unique article, a repeated long footer."""
+    topic, place = TOPICS[i % len(TOPICS)], PLACES[i % len(PLACES)]
+    paras = "".join(
+        f"<p>Paragraph {j} of story {i}: the council voted on the {topic} plan for "
+        f"{PLACES[(i + j) % len(PLACES)]}, after a debate about {TOPICS[(i + j + 3) % len(TOPICS)]} "
+        f"that ran late into the evening and drew residents of {place} to speak.</p>"
+        for j in range(4))
+    start, end = ("<!-- content -->", "<!-- /content -->") if markers else ("", "")
+    return f"""<html><head><title>Story {i}</title></head><body>
+<nav><ul><li><a href="/">Home</a></li><li><a href="/news">News</a></li></ul></nav>
+{start}<div id="main"><h1>Story number {i} about {topic} in {place}</h1>{paras}</div>{end}
+<footer><p>{FOOTER}</p></footer></body></html>"""
+
+
+def footer_label(result) -> str:
+    return next(b for b in result.blocks if b.text.startswith("Copyright")).label
+
+
+def test_normalised_fingerprints_ignore_case_digits_and_spacing():
+    assert normalise("  Page 3 of  12 ") == "page 0 of 0"
+    assert fingerprint("Page 3 of 12") == fingerprint("page 4  of 99")
+    assert fingerprint("Page 3 of 12") != fingerprint("Page 3 of 12 more")
+
+
+def test_template_block_becomes_boilerplate_after_the_threshold_and_not_before():
+    # The generic extractor keeps the long footer paragraph as content.
+    assert footer_label(extract(article(0), "https://example.org/0")) == "content"
+    dec = Declutter("density", store="memory:", flush_every=1)
+    labels = [footer_label(dec.extract(article(i), f"https://example.org/{i}")) for i in range(6)]
+    # Pages 1..MIN_PAGES: too few pages seen; from then on the footer is template.
+    assert labels[:MIN_PAGES] == ["content"] * MIN_PAGES
+    assert labels[MIN_PAGES:] == ["boilerplate"] * (6 - MIN_PAGES)
+    last = dec.extract(article(9), "https://example.org/9")
+    footer = next(b for b in last.blocks if b.text.startswith("Copyright"))
+    assert footer.step == TEMPLATE_STEP
+    assert "Paragraph 0 of story 9" in last.text  # the article itself stays
+    model = dec.model("example.org")
+    assert model.pages == 7 and model.fingerprints[fingerprint(FOOTER)] == 7
+
+
+def test_a_page_is_counted_once_and_its_blocks_once_per_page():
+    model = SiteModel("s")
+    fp = fingerprint("x")
+    model.observe([fp, fp, fp], "https://s/1")
+    assert model.pages == 1 and model.fingerprints[fp] == 1
+    assert model.seen_url("https://s/1") and not model.seen_url("https://s/2")
+
+
+def test_recrawl_does_not_count_pages_twice_and_keeps_content():
+    dec = Declutter("density", store="memory:", flush_every=1)
+    urls = [f"https://example.org/{i}" for i in range(5)]
+    for i, url in enumerate(urls):
+        dec.extract(article(i), url)
+    again = dec.extract(article(2), urls[2])
+    assert dec.model("example.org").pages == 5
+    assert "Paragraph 3 of story 2" in again.text
+    assert "Copyright" not in again.text
+
+
+def test_near_copies_at_new_urls_do_not_make_content_template():
+    dec = Declutter("density", store="memory:", flush_every=1)
+    for i in range(4):
+        dec.extract(article(i), f"https://example.org/{i}")
+    for k in range(4):  # the same story under other URLs (print view, tracking parameters)
+        result = dec.extract(article(1), f"https://example.org/1?v={k}")
+        assert "Paragraph 2 of story 1" in result.text
+    assert dec.model("example.org").pages == 4
+
+
+def test_selector_supervision_labels_blocks_and_trains_the_classifier():
+    page = Page.from_html(article(1), "https://example.org/1")
+    labels = selector_labels(page, "#main")
+    assert labels is not None
+    texts = {b.text: keep for b, keep in zip(page.blocks, labels)}
+    assert texts[FOOTER] is False and texts["Home"] is False
+    assert all(keep for t, keep in texts.items() if t.startswith(("Paragraph", "Story number")))
+    assert selector_labels(page, "//div[@id='main']") == labels  # XPath works too
+    assert selector_labels(page, "#nothing-here") is None
+
+    dec = Declutter("density", content_selector="#main", flush_every=1)
+    result = dec.extract(article(1), "https://example.org/1")
+    assert result.extra["site_learning"]["supervised"] is True
+    assert result.text.startswith("Story number 1") and "Copyright" not in result.text
+    examples = dec.model("example.org").classifier.examples
+    assert examples["keep"] >= 5 and examples["discard"] >= 3
+
+
+def test_marker_supervision_follows_the_seed_comments():
+    page = Page.from_html(article(2, markers=True), "https://example.org/2")
+    labels = marker_labels(page)
+    assert labels is not None
+    kept = [b.text for b, keep in zip(page.blocks, labels) if keep]
+    assert kept[0].startswith("Story number 2") and len(kept) == 5
+    assert marker_labels(Page.from_html(article(2), "https://example.org/2")) is None
+
+    dec = Declutter("density", markers=True, flush_every=1)
+    result = dec.extract(article(2, markers=True), "https://example.org/2")
+    assert "Home" not in result.text and "Copyright" not in result.text
+    assert "Paragraph 3 of story 2" in result.text
+
+
+def test_density_ngram_reproduces_the_seed_pipeline():
+    # Train by selector (the seed used markers), then classify unsupervised pages.
+    dec = Declutter("density+ngram", content_selector="#main", flush_every=1)
+    for i in range(5):
+        dec.extract(article(i), f"https://example.org/{i}")
+    test = Declutter("density+ngram", store=dec.store, learn=False)
+    result = test.extract(article(7), "https://example.org/7")
+    steps = {b.step for b in result.blocks if b.text.startswith("Paragraph")}
+    assert steps == {"ngram"}
+    assert "Paragraph 1 of story 7" in result.text and "Copyright" not in result.text
+
+
+def test_ngram_step_without_a_site_model_changes_nothing():
+    plain = extract(article(3), "https://example.org/3", extractor="density")
+    with_step = extract(article(3), "https://example.org/3", extractor="density+ngram")
+    assert [b.label for b in plain.blocks] == [b.label for b in with_step.blocks]
+
+
+def test_site_key_is_configurable_and_extract_stays_stateless():
+    dec = Declutter("density", site_key=lambda url: "all-in-one", flush_every=1)
+    dec.extract(article(1), "https://a.example/1")
+    dec.extract(article(2), "https://b.example/2")
+    assert dec.model("all-in-one").pages == 2
+    assert extract(article(1), "https://a.example/1").extra == {}
+
+
+def test_site_learning_off_is_plain_extraction():
+    dec = Declutter("density", site_learning=False)
+    for i in range(5):
+        result = dec.extract(article(i), f"https://example.org/{i}")
+    assert footer_label(result) == "content" and dec.store is None
+
+
+def test_model_round_trips_and_bad_bytes_are_refused():
+    dec = Declutter("density", flush_every=1)
+    for i in range(4):
+        dec.extract(article(i), f"https://example.org/{i}")
+    model = dec.model("example.org")
+    again = SiteModel.from_bytes(model.to_bytes())
+    assert again.summary() == model.summary()
+    for bad in (b"", b"not zlib", model.to_bytes()[:-5]):
+        with pytest.raises(ModelFormatError):
+            SiteModel.from_bytes(bad)
+
+
+def test_corrupt_stored_model_gives_a_logged_error_and_a_fresh_model(caplog):
+    store = MemoryStore()
+    store.put_raw("example.org", b"\x00garbage")
+    dec = Declutter("density", store=store, flush_every=1)
+    with caplog.at_level(logging.ERROR):
+        result = dec.extract(article(1), "https://example.org/1")
+    assert "Paragraph 1 of story 1" in result.text
+    assert any("corrupt" in r.message for r in caplog.records)
+    assert dec.model("example.org").pages == 1
+    assert SiteModel.from_bytes(store._get("example.org")).pages == 1  # replaced
+
+
+def test_learner_confidence_reads_a_published_cut():
+    page = Page.from_html(article(1), "https://example.org/1")
+    block = page.blocks[0]
+    block.set_label("content", 0.7, "some-step")
+    learner = SiteLearner()
+    assert learner.confidence(page, block) == pytest.approx(0.2)
+    page.notes["cuts"] = {"some-step": 0.3}
+    assert learner.confidence(page, block) == pytest.approx(0.4)

@@ -1,0 +1,203 @@
+"""Stores: URIs, merging deltas, concurrent writers, corrupt files, a Redis that goes away."""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import shutil
+import socket
+import subprocess
+import time
+
+import pytest
+
+from scrapy_declutter import Declutter
+from scrapy_declutter.sitelearning.model import SiteModel, fingerprint
+from scrapy_declutter.sitelearning.ngram import KEEP
+from scrapy_declutter.sitelearning.stores import StoreError, StoreUnavailableError, open_store
+from scrapy_declutter.sitelearning.stores.memory import MemoryStore
+from scrapy_declutter.sitelearning.stores.sqlite import SQLiteStore
+
+REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+WRITES = 15
+FP = fingerprint("Subscribe to our newsletter")
+
+
+def delta(site: str, i: int) -> SiteModel:
+    d = SiteModel(site)
+    d.observe([FP, fingerprint(f"page {i} body {'x' * (i % 5)}")], f"https://{site}/{i}")
+    d.classifier.train(KEEP, f"text of page {i}")
+    return d
+
+
+def _writer(uri: str, worker: int) -> None:
+    store = open_store(uri)
+    for i in range(WRITES):
+        store.merge("example.org", delta("example.org", worker * 1000 + i))
+    store.close()
+
+
+def assert_no_lost_counts(uri: str, workers: int = 2) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(uri, w)) for w in range(workers)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    with open_store(uri) as store:
+        model = store.load("example.org")
+    assert model.pages == workers * WRITES
+    assert model.fingerprints[FP] == workers * WRITES
+    assert model.classifier.examples[KEEP] == workers * WRITES
+    assert len(model.urls) == workers * WRITES
+
+
+@pytest.mark.parametrize("uri,kind", [
+    ("memory:", MemoryStore),
+    ("sqlite:///{tmp}/a/store.db", SQLiteStore),
+    ("sqlite:{tmp}/b.db", SQLiteStore),
+])
+def test_uris_choose_the_store(tmp_path, uri, kind):
+    with open_store(uri.format(tmp=tmp_path)) as store:
+        assert isinstance(store, kind)
+        merged = store.merge("s", delta("s", 1))
+        assert merged.pages == 1 and store.load("s").pages == 1
+        assert store.merge("s", delta("s", 2)).pages == 2
+        assert store.sites() == ["s"]
+        assert store.forget("s") and store.load("s") is None and not store.forget("s")
+
+
+def test_unknown_uri_is_an_error_naming_the_valid_ones():
+    with pytest.raises(StoreError, match="sqlite:///"):
+        open_store("mongodb://x")
+
+
+def test_sqlite_keeps_models_across_crawls(tmp_path):
+    uri = f"sqlite:///{tmp_path}/sites.db"
+    page = "<html><body><p>{}</p><footer><p>Shared footer text of the site</p></footer></body></html>"
+    with Declutter("density", store=uri) as dec:
+        for i in range(4):
+            word = ["alpha", "bravo", "charlie", "delta"][i]
+            dec.extract(page.format(f"Story {word} " * 20), f"https://example.org/{i}")
+    with Declutter("density", store=uri) as again:
+        assert again.model("example.org").pages == 4
+
+
+def test_two_processes_writing_one_sqlite_store_lose_nothing(tmp_path):
+    assert_no_lost_counts(f"sqlite:///{tmp_path}/shared.db")
+
+
+def test_corrupt_sqlite_file_is_moved_aside_with_a_logged_error(tmp_path, caplog):
+    path = tmp_path / "sites.db"
+    path.write_bytes(b"this is not a database" * 100)
+    with caplog.at_level(logging.ERROR):
+        dec = Declutter("density", store=f"sqlite:///{path}", flush_every=1)
+        result = dec.extract("<p>" + "Some article text here. " * 10 + "</p>", "https://e.org/1")
+    assert "article text" in result.text
+    assert dec.model("e.org").pages == 1
+    assert any("not a usable SQLite database" in r.message for r in caplog.records)
+    assert list(tmp_path.glob("sites.db.corrupt-*"))
+    dec.close()
+
+
+def test_corrupt_model_row_in_sqlite_is_replaced(tmp_path, caplog):
+    store = SQLiteStore(tmp_path / "s.db")
+    store.conn.execute("INSERT INTO site_models VALUES ('s', x'00ff', 0)")
+    with caplog.at_level(logging.ERROR):
+        assert store.load("s") is None
+        assert store.merge("s", delta("s", 1)).pages == 1
+    assert store.load("s").pages == 1
+    assert any("corrupt" in r.message for r in caplog.records)
+
+
+def test_newer_format_is_logged_and_left_untouched(caplog):
+    store = MemoryStore()
+    newer = SiteModel("s").to_data()
+    newer["version"] = 99
+    import json
+    import zlib
+
+    blob = zlib.compress(json.dumps(newer).encode())
+    store.put_raw("s", blob)
+    with caplog.at_level(logging.ERROR):
+        assert store.load("s") is None
+        merged = store.merge("s", delta("s", 1))
+    assert merged.pages == 1 and store._get("s") == blob
+    assert any("newer" in r.message for r in caplog.records)
+
+
+# -- Redis, against a real server ------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start_redis(port: int) -> subprocess.Popen:
+    proc = subprocess.Popen([REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1",
+                             "--save", "", "--appendonly", "no"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return proc
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("redis-server did not start")
+
+
+@pytest.fixture
+def redis_server():
+    if not shutil.which(REDIS_SERVER):
+        pytest.skip(f"redis-server is not installed ({REDIS_SERVER}); apt-get install redis-server")
+    pytest.importorskip("redis", reason="the redis client is needed: pip install redis")
+    port = _free_port()
+    proc = _start_redis(port)
+    info = {"port": port, "uri": f"redis://127.0.0.1:{port}/0", "proc": proc}
+    yield info
+    info["proc"].terminate()
+    info["proc"].wait(10)
+
+
+def test_redis_store_round_trip(redis_server):
+    with open_store(redis_server["uri"]) as store:
+        assert store.merge("s", delta("s", 1)).pages == 1
+        assert store.merge("s", delta("s", 2)).pages == 2
+        assert store.sites() == ["s"] and store.load("s").pages == 2
+        assert store.forget("s") and store.sites() == []
+
+
+def test_two_processes_writing_one_redis_store_lose_nothing(redis_server):
+    assert_no_lost_counts(redis_server["uri"])
+
+
+def test_redis_going_away_degrades_to_generic_and_recovers(redis_server, caplog):
+    page = "<html><body><p>{}</p><p>Shared footer text of the site, long enough.</p></body></html>"
+    dec = Declutter("density", store=redis_server["uri"], flush_every=1, retry_after=0.0)
+    dec.extract(page.format("First story " * 20), "https://example.org/1")
+    redis_server["proc"].terminate()
+    redis_server["proc"].wait(10)
+    with caplog.at_level(logging.WARNING):
+        result = dec.extract(page.format("Second story " * 20), "https://example.org/2")
+        other = dec.extract(page.format("Other site " * 20), "https://other.org/1")
+    assert "Second story" in result.text and "Other site" in other.text
+    assert "site_learning" not in other.extra  # not cached: plain generic extraction
+    assert any("unavailable" in r.message for r in caplog.records)
+    redis_server["proc"] = _start_redis(redis_server["port"])  # back, empty
+    with caplog.at_level(logging.WARNING):
+        dec.extract(page.format("Third story " * 20), "https://example.org/3")
+    assert any("back" in r.message for r in caplog.records)
+    with open_store(redis_server["uri"]) as store:
+        assert store.load("example.org").pages >= 2  # the increments waited and landed
+    dec.close()
+
+
+def test_unreachable_redis_raises_unavailable():
+    pytest.importorskip("redis")
+    store = open_store(f"redis://127.0.0.1:{_free_port()}/0")
+    with pytest.raises(StoreUnavailableError):
+        store.load("s")
