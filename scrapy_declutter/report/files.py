@@ -42,7 +42,10 @@ def report_name(url: str | None, fallback: str = "page") -> str:
     if not url:
         return safe_name(fallback)
     parts = urlsplit(url)
-    readable = safe_name(f"{parts.hostname or ''}{parts.path}".rstrip("/"))
+    path = parts.path.rstrip("/")
+    for suffix in (".html", ".htm"):
+        path = path.removesuffix(suffix)
+    readable = safe_name(f"{parts.hostname or ''}{path}")
     digest = hashlib.sha1(url.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return f"{readable[: MAX_NAME - 9]}-{digest}"
 
