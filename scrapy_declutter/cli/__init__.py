@@ -16,7 +16,7 @@ from typing import Sequence
 
 from ..errors import DeclutterError
 
-COMMANDS = ["extract", "evaluate", "inspect"]
+COMMANDS = ["extract", "evaluate", "inspect", "train", "sites"]
 
 
 def build_parser() -> argparse.ArgumentParser:

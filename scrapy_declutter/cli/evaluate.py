@@ -24,6 +24,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--stages", action="store_true",
                    help="instead of scoring, print ms/page for parsing, segmentation and each "
                         "step of each (own) extractor")
+    p.add_argument("--site-learning", action="store_true",
+                   help="instead: score each extractor without site learning, on a first pass "
+                        "and on a re-crawl with it, pages grouped by site (sites with at least "
+                        "--min-pages pages), with a per-site table")
+    p.add_argument("--min-pages", type=int, default=3,
+                   help="with --site-learning: smallest site to include (default %(default)s)")
     p.set_defaults(func=run)
 
 
@@ -35,6 +41,17 @@ def run(args: argparse.Namespace) -> int:
 
     names = args.extractors or ["default"]
     samples = load_dataset(args.dataset, args.limit)
+    if args.site_learning:
+        from ..evaluation.sitelearning import format_site_table, run_site_learning
+
+        for name in names:
+            rows = run_site_learning(samples, name, min_pages=args.min_pages)
+            print(format_site_table(rows, name))
+            if args.json_out:
+                with open(args.json_out, "a", encoding="utf-8") as fh:
+                    for r in rows:
+                        fh.write(json.dumps({"extractor": name, **asdict(r)}) + "\n")
+        return 0
     if args.stages:
         from ..evaluation.stages import format_stages, stage_times
 

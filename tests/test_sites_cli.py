@@ -1,0 +1,69 @@
+"""The site-learning commands: train, sites list/show/forget, evaluate --site-learning."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+from scrapy_declutter.cli import main
+from test_sitemodel import FOOTER, article
+
+
+def write_pages(folder, n=4, **kw):
+    paths = []
+    for i in range(n):
+        p = folder / f"page{i}.html"
+        p.write_text(article(i, **kw), encoding="utf-8")
+        paths.append(str(p))
+    return paths
+
+
+def test_train_with_a_selector_then_list_show_and_forget(tmp_path, capsys):
+    store = f"sqlite:///{tmp_path}/sites.db"
+    paths = write_pages(tmp_path)
+    assert main(["train", "--site", "gazette", "--selector", "#main", "--store", store, *paths]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["pages"] == 4 and summary["supervised_files"] == 4
+    assert summary["examples"]["keep"] >= 20 and summary["examples"]["discard"] >= 8
+    # Training again on the same files does not count them twice.
+    main(["train", "--site", "gazette", "--selector", "#main", "--store", store, *paths])
+    assert json.loads(capsys.readouterr().out)["pages"] == 4
+
+    assert main(["sites", "list", "--store", store]) == 0
+    assert capsys.readouterr().out.split() == ["gazette", "4", "pages"]
+    assert main(["sites", "show", "gazette", "--store", store]) == 0
+    assert json.loads(capsys.readouterr().out)["site"] == "gazette"
+    assert main(["sites", "forget", "gazette", "--store", store]) == 0
+    capsys.readouterr()
+    assert main(["sites", "show", "gazette", "--store", store]) == 2
+    assert "no (readable) model" in capsys.readouterr().err
+
+
+def test_train_with_markers(tmp_path, capsys):
+    paths = write_pages(tmp_path, markers=True)
+    store = f"sqlite:///{tmp_path}/m.db"
+    assert main(["train", "--site", "g", "--markers", "--store", store, *paths]) == 0
+    assert json.loads(capsys.readouterr().out)["supervised_files"] == 4
+
+
+def test_evaluate_site_learning_prints_the_per_site_table(tmp_path, capsys):
+    (tmp_path / "html").mkdir()
+    (tmp_path / "ground-truth").mkdir()
+    files = {}
+    for i in range(5):
+        fid = f"{i:04d}"
+        (tmp_path / "html" / f"{fid}.html.gz").write_bytes(gzip.compress(article(i).encode()))
+        content = "\n\n".join(
+            line for line in __import__("scrapy_declutter").extract(article(i)).text.split("\n\n")
+            if not line.startswith("Copyright"))
+        (tmp_path / "ground-truth" / f"{fid}.json").write_text(json.dumps(
+            {"url": f"https://gazette.example/{i}", "ground_truth": {"main_content": content}}))
+        files[fid] = {"domain": "gazette.example", "page_type": "article"}
+    (tmp_path / "metadata.json").write_text(json.dumps({"files": files}))
+    assert main(["evaluate", str(tmp_path), "-e", "density", "--site-learning"]) == 0
+    out = capsys.readouterr().out
+    assert "gazette.example" in out and "recrawl: boilerplate share cut by" in out
+    row = next(line for line in out.splitlines() if line.startswith("gazette.example"))
+    bp_generic, bp_first, bp_recrawl = (float(x) for x in row.split("|")[1].split())
+    assert bp_recrawl < bp_generic  # the repeated footer is gone on the re-crawl
+    assert FOOTER.split()[0] == "Copyright"
