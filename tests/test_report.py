@@ -55,7 +55,8 @@ def test_report_lists_every_block_once_in_order_with_its_label(page_0082):
     result, report = page_0082
     items = _block_items(report)
     assert [li.get("id") for li in items] == [f"b{b.index}" for b in result.blocks]
-    assert [li.xpath('string(.//span[@class="tx"])') for li in items] == [b.text for b in result.blocks]
+    texts = [li.xpath('string(.//span[@class="tx"])') for li in items]
+    assert texts == [b.text for b in result.blocks]
     assert [li.get("class") for li in items] == [b.label for b in result.blocks]
     blocks_section = report.split('<ol class="blocks">', 1)[1].split("</ol>", 1)[0]
     for b in result.blocks:
@@ -64,7 +65,7 @@ def test_report_lists_every_block_once_in_order_with_its_label(page_0082):
 
 
 def test_known_content_and_boilerplate_blocks_carry_the_right_label(page_0082):
-    result, report = page_0082
+    _, report = page_0082
     items = {li.xpath('string(.//span[@class="tx"])'): li for li in _block_items(report)}
     assert items["Skip to main content"].get("class") == "boilerplate"
     assert items["About Us"].get("class") == "boilerplate"

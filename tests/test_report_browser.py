@@ -22,7 +22,8 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="Chromium is absent (`apt-get install chromium`; .ci/run installs it)"
 )
-WINDOW = (900, 700)  # the header and the first charts; small, so the pure-Python PNG decode is quick
+#: The header and the first charts; small, so the pure-Python PNG decode is quick.
+WINDOW = (900, 700)
 
 
 def png_pixels(data: bytes) -> tuple[int, int, int, list[bytes]]:
@@ -43,7 +44,8 @@ def png_pixels(data: bytes) -> tuple[int, int, int, list[bytes]]:
     raw, stride, rows = zlib.decompress(b"".join(idat)), width * bpp, []
     prev = bytearray(stride)
     for y in range(height):
-        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        at = y * (stride + 1)
+        kind, line = raw[at], bytearray(raw[at + 1:at + 1 + stride])
         for i in range(stride):
             a = line[i - bpp] if i >= bpp else 0
             b, c = prev[i], prev[i - bpp] if i >= bpp else 0
@@ -71,7 +73,7 @@ def render(html_path: Path, tmp_path: Path) -> tuple[bytes, str]:
         f"--screenshot={shot}", f"--window-size={WINDOW[0]},{WINDOW[1]}", html_path.as_uri(),
     ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
-    assert shot.is_file(), f"no screenshot; chromium exited {proc.returncode}: {proc.stderr[-2000:]}"
+    assert shot.is_file(), f"no screenshot; exit {proc.returncode}: {proc.stderr[-2000:]}"
     return shot.read_bytes(), proc.stderr
 
 

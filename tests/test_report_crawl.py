@@ -1,4 +1,4 @@
-"""DECLUTTER_INSPECT_DIR / DECLUTTER_INSPECT_SAMPLE: a real crawl saves reports for a sample of pages."""
+"""DECLUTTER_INSPECT_DIR and _SAMPLE: a real crawl saves reports for a sample of pages."""
 
 from __future__ import annotations
 
@@ -29,7 +29,8 @@ def test_a_crawl_saves_a_report_for_each_sampled_page(site_url, tmp_path):  # no
         path = "/" + _url_of(report).split("/", 3)[-1]
         texts = doc.xpath('//ol[@class="blocks"]/li[@class="content"]//span[@class="tx"]/text()')
         if items.get(path, {}).get("clean_text"):
-            assert "\n\n".join(texts) == items[path]["clean_text"]  # the report shows what was exported
+            # The report shows what was exported.
+            assert "\n\n".join(texts) == items[path]["clean_text"]
             compared += 1
     assert compared >= 4
     # The sample is the stable URL-hash one: exactly the pages ``sampled`` picks.
@@ -53,6 +54,8 @@ def test_sampler_reads_its_settings_once_and_rejects_bad_rates(tmp_path):
     sampler = ReportSampler.from_settings(_Settings(DECLUTTER_INSPECT_DIR=str(tmp_path)))
     assert sampler.rate == 1.0 and sampler.directory == tmp_path
     with pytest.raises(DeclutterError, match="DECLUTTER_INSPECT_SAMPLE"):
-        ReportSampler.from_settings(_Settings(DECLUTTER_INSPECT_DIR="x", DECLUTTER_INSPECT_SAMPLE=2))
+        ReportSampler.from_settings(
+            _Settings(DECLUTTER_INSPECT_DIR="x", DECLUTTER_INSPECT_SAMPLE=2))
     with pytest.raises(DeclutterError, match="DECLUTTER_INSPECT_SAMPLE"):
-        ReportSampler.from_settings(_Settings(DECLUTTER_INSPECT_DIR="x", DECLUTTER_INSPECT_SAMPLE="a lot"))
+        ReportSampler.from_settings(
+            _Settings(DECLUTTER_INSPECT_DIR="x", DECLUTTER_INSPECT_SAMPLE="a lot"))

@@ -47,7 +47,7 @@ def fetch(url: str, *, timeout: float = FETCH_TIMEOUT, max_bytes: int = FETCH_MA
 
     request = Request(url, headers={"User-Agent": USER_AGENT, "Accept": "text/html,*/*;q=0.5"})
     try:
-        with urlopen(request, timeout=timeout) as response:  # noqa: S310 (scheme checked by is_url)
+        with urlopen(request, timeout=timeout) as response:  # http(s) only: callers check is_url
             body = response.read(max_bytes + 1)
             final_url = response.geturl()
             content_type = response.headers.get("Content-Type")
@@ -143,7 +143,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="report file for one page; a folder (with index.html) for several")
     p.add_argument("--extractor", default="default", help="extractor name (default: %(default)s)")
     p.add_argument("--url", help="the page's URL for files and stdin (sets the site key)")
-    p.add_argument("--store", metavar="URI", help="site-model store to classify with (site learning)")
+    p.add_argument("--store", metavar="URI",
+                   help="site-model store to classify with (site learning)")
     p.add_argument("--site", metavar="KEY", help="site key in the store (default: from the URL)")
     p.set_defaults(func=run)
 

@@ -1,4 +1,4 @@
-"""Size and time of the inspection report on a large page: ``python -m scrapy_declutter.report.bench``.
+"""Size and time of the inspection report on a large page.
 
     python -m scrapy_declutter.report.bench PAGE.html.gz [...] [--concat 1000000] [--chromium]
 
@@ -30,7 +30,7 @@ def read(path: str) -> bytes:
 
 
 def concatenate(paths: list[str], at_least: int) -> bytes:
-    """One document holding the bodies of ``paths``, in order, until it reaches ``at_least`` bytes."""
+    """One document of the bodies of ``paths``, in order, until it reaches ``at_least`` bytes."""
     parts, size = [], 0
     for path in paths:
         body = lxml_html.fromstring(read(path)).find("body")
@@ -83,7 +83,8 @@ def main() -> None:
     t1 = time.perf_counter()
     report = render_report(result)
     t2 = time.perf_counter()
-    print(f"page {len(html):,} bytes, {len(result.blocks)} blocks; extract {1000 * (t1 - t0):.0f} ms; "
+    print(f"page {len(html):,} bytes, {len(result.blocks)} blocks; "
+          f"extract {1000 * (t1 - t0):.0f} ms; "
           f"render_report {1000 * (t2 - t1):.0f} ms; report {len(report.encode()):,} bytes")
     if args.chromium:
         with tempfile.TemporaryDirectory() as tmp:

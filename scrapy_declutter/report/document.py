@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from html import escape
 from numbers import Real
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable
 
 from .charts import numeric_extras, panels_for, render_panel
 
@@ -37,13 +37,16 @@ h1{font-size:20px;margin:4px 0}h2{font-size:16px;margin:18px 0 6px;border-bottom
 .counts{display:flex;flex-wrap:wrap;gap:8px;margin:8px 0;padding:0}
 .counts li{list-style:none;border:1px solid #dee2e6;border-radius:6px;padding:4px 10px}
 .counts b{font-size:16px}.reason{color:#e67700;font-weight:600}
-.key i{display:inline-block;width:11px;height:11px;border-radius:2px;margin:0 3px 0 10px;vertical-align:-1px}
+.key i{display:inline-block;width:11px;height:11px;border-radius:2px;margin:0 3px 0 10px;
+ vertical-align:-1px}
 .key .kc{background:var(--c)}.key .kb{background:var(--b)}
-figure{margin:0 0 8px}figcaption{font-size:12px;color:var(--mute);display:flex;justify-content:space-between}
+figure{margin:0 0 8px}
+figcaption{font-size:12px;color:var(--mute);display:flex;justify-content:space-between}
 figcaption b{color:var(--fg);font-weight:600}
 svg.chart{display:block;width:100%;height:56px;background:#f8f9fa;border:1px solid #e9ecef}
 svg .c{fill:var(--c)}svg .b{fill:var(--b)}svg a:hover rect{fill:#f59f00}
-svg .axis{stroke:#adb5bd;stroke-width:1}svg .cutoff{stroke:#495057;stroke-width:1;stroke-dasharray:4 3}
+svg .axis{stroke:#adb5bd;stroke-width:1}
+svg .cutoff{stroke:#495057;stroke-width:1;stroke-dasharray:4 3}
 ol.blocks{list-style:none;padding:0;margin:0}
 ol.blocks>li{margin:2px 0;border-left:4px solid;border-radius:3px}
 ol.blocks>li.content{background:var(--cb);border-color:var(--c)}
@@ -57,13 +60,15 @@ li.content .lab{background:var(--c)}li.boilerplate .lab{background:var(--b)}
 .st,.tg{font-size:12px;color:var(--mute);white-space:nowrap}
 .tx{flex:1;overflow-wrap:anywhere}
 table.f{margin:4px 8px 8px 50px;border-collapse:collapse;font-size:12px}
-table.f th{text-align:left;font-weight:600;padding:1px 12px 1px 0;color:var(--mute);vertical-align:top}
+table.f th{text-align:left;font-weight:600;padding:1px 12px 1px 0;color:var(--mute);
+ vertical-align:top}
 table.f td{padding:1px 0;overflow-wrap:anywhere;font-family:ui-monospace,Menlo,Consolas,monospace}
 .switch{font-size:13px;color:var(--mute)}
 body:has(#hide-bp:checked) li.boilerplate{display:none}
 pre.clean{white-space:pre-wrap;overflow-wrap:anywhere;background:#f8f9fa;border:1px solid #e9ecef;
  padding:10px;font:13px/1.5 ui-monospace,Menlo,Consolas,monospace}
-table.idx{border-collapse:collapse;width:100%}table.idx td,table.idx th{border-bottom:1px solid #e9ecef;
+table.idx{border-collapse:collapse;width:100%}
+table.idx td,table.idx th{border-bottom:1px solid #e9ecef;
  padding:4px 8px;text-align:left;vertical-align:top}table.idx td.r,table.idx th.r{text-align:right}
 footer{color:var(--mute);font-size:12px;margin:24px 0 8px}
 """
@@ -106,7 +111,8 @@ def _features(block: "Block") -> str:
         ("id/class tokens", escape(" ".join(dict.fromkeys(block.tokens()))) or "—"),
         ("decisions", escape(" → ".join(f"{s}: {lab}" for s, lab in block.trail)) or "—"),
     ]
-    rows += [(escape(str(k)), _fmt(v)) for k, v in sorted(block.extra.items(), key=lambda kv: str(kv[0]))]
+    extras = sorted(block.extra.items(), key=lambda kv: str(kv[0]))
+    rows += [(escape(str(k)), _fmt(v)) for k, v in extras]
     body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
     return f'<table class="f">{body}</table>'
 
@@ -236,7 +242,8 @@ def render_index(entries: Iterable[IndexEntry], *, title: str = "Declutter repor
         c = Counts.of(e.result)
         name = e.result.title or e.result.url or e.source or e.href
         where = e.result.url or e.source
-        reason = f'<br><span class="reason">{escape(e.result.reason)}</span>' if e.result.reason else ""
+        reason = (f'<br><span class="reason">{escape(e.result.reason)}</span>'
+                  if e.result.reason else "")
         rows.append(
             f'<tr><td><a href="{escape(e.href)}">{escape(name)}</a>'
             f'<div class="meta">{escape(where)}</div>{reason}</td>'
@@ -252,9 +259,3 @@ def render_index(entries: Iterable[IndexEntry], *, title: str = "Declutter repor
         + _footer()
     )
 
-
-def counts_line(results: Sequence["Result"]) -> str:
-    """One line summing several results: for command-line output."""
-    cs = [Counts.of(r) for r in results]
-    return (f"{sum(c.kept for c in cs)} of {sum(c.blocks for c in cs)} blocks kept, "
-            f"{sum(c.chars_kept for c in cs):,} characters")

@@ -51,7 +51,7 @@ def report_name(url: str | None, fallback: str = "page") -> str:
 
 
 def sampled(url: str | None, rate: float) -> bool:
-    """Whether a page falls in a ``rate`` (0..1) sample; the same URL always gets the same answer."""
+    """Whether a page falls in a ``rate`` (0..1) sample; a URL always gets the same answer."""
     if rate >= 1:
         return True
     if rate <= 0:
