@@ -144,9 +144,11 @@ def test_numeric_extras_get_a_chart_and_a_feature_row(page_0082):
 def test_page_level_extras_are_shown():
     result = extract(HOSTILE, "https://example.com/a", extractor="density")
     result.extra["site_learning"] = {"pages": 12, "template": 4}
+    result.extra["_item_fields"] = {"clean_text": "plumbing"}
     doc = lxml.html.fromstring(render_report(result))
     facts = doc.xpath('string(//p[@class="meta facts"])')
     assert "site_learning" in facts and '"pages": 12' in facts
+    assert "_item_fields" not in facts
 
 
 def test_result_to_html_is_the_report(page_0082):

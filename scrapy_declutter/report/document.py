@@ -191,8 +191,11 @@ def render_report(result: "Result", *, source: str | None = None) -> str:
     ]
     if result.reason:
         out.append(f'<p class="reason">Not analysed: {escape(result.reason)}</p>')
-    if result.extra:  # page-level facts steps and site learning left (e.g. the site model's size)
-        facts = " · ".join(f"{escape(str(k))}: {_fmt(v)}" for k, v in result.extra.items())
+    # Page-level facts steps and site learning left (e.g. the site model's size);
+    # keys starting with "_" are plumbing between components, not facts.
+    facts = " · ".join(f"{escape(str(k))}: {_fmt(v)}" for k, v in result.extra.items()
+                       if not str(k).startswith("_"))
+    if facts:
         out.append(f'<p class="meta facts">{facts}</p>')
     extras = numeric_extras(blocks)
     out.append(
