@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import logging
+
 from .extractors import build_extractor
-from .page import Page
+from .limits import ERROR
+from .page import Page, site_key
 from .result import Result, join_blocks
+
+logger = logging.getLogger(__name__)
 
 
 def result_of(page: Page, extractor: str) -> Result:
@@ -17,6 +22,7 @@ def result_of(page: Page, extractor: str) -> Result:
         site=page.site,
         language=page.language,
         extractor=extractor,
+        reason=page.reason,
     )
 
 
@@ -31,8 +37,17 @@ def extract(
 
     Stateless: nothing is learned from the page. ``Declutter`` is the stateful
     variant that learns each site as it goes.
+
+    No exception from a page escapes: a bug or a page we did not foresee is
+    logged with the URL and traceback, and the Result has empty text and an
+    ``"error: ..."`` reason (see ``limits`` for the other reasons).
     """
     chain = build_extractor(extractor)  # unknown names fail before any parsing
-    page = Page.from_html(html, url, content_type=content_type)
-    chain.run(page)
-    return result_of(page, extractor)
+    try:
+        page = Page.from_html(html, url, content_type=content_type)
+        chain.run(page)
+        return result_of(page, extractor)
+    except Exception as exc:  # noqa: BLE001 - one bad page must never break a crawl
+        logger.error("scrapy_declutter could not extract %s: %r", url or "<no url>", exc, exc_info=True)
+        return Result(text="", blocks=[], url=url, site=site_key(url), extractor=extractor,
+                      reason=f"{ERROR}: {type(exc).__name__}: {exc}"[:300])

@@ -14,19 +14,15 @@ from urllib.parse import urlsplit
 
 from lxml import etree
 from parsel import Selector
-from w3lib.encoding import html_to_unicode
 
 from .blocks import Block, segment
 from .features import DEFAULT_LANGUAGE, count_stopwords, normalise_language, stoplist
+from .limits import DEFAULT_LIMITS, NO_TEXT, TOO_DEEP, Limits, empty_root, log_reason
+from .salvage import flatten, whole_document
+from .sniff import decode_html
 
 if TYPE_CHECKING:
     from scrapy.http import TextResponse
-
-
-def decode_html(body: bytes, content_type: str | None = None) -> str:
-    """Decode page bytes the way a browser (and Scrapy) would."""
-    _, text = html_to_unicode(content_type, body)
-    return text
 
 
 def site_key(url: str | None) -> str:
@@ -61,13 +57,30 @@ class Page:
     #: Per-page scratch space for steps (e.g. a title a classifier found), so
     #: steps themselves stay stateless and shareable across threads.
     notes: dict[str, Any] = field(default_factory=dict)
+    #: Why the page was passed through or only partly analysed ("" when it was
+    #: analysed normally); see ``limits`` for the caps and the reasons.
+    reason: str = ""
 
     @classmethod
-    def from_root(cls, root: etree._Element, url: str | None = None) -> "Page":
-        """Build a Page over an existing tree: segment it and compute block features."""
+    def from_root(
+        cls, root: etree._Element, url: str | None = None, *, limits: Limits | None = None
+    ) -> "Page":
+        """Build a Page over an existing tree: segment it and compute block features.
+
+        A tree over a cap (``limits``) gets no blocks and a ``reason``; one the
+        parser cut short (too deep) is segmented as far as it goes.
+        """
         language = normalise_language(root.get("lang") or root.get("xml:lang")) or DEFAULT_LANGUAGE
         page = cls(root=root, url=url, site=site_key(url), title=_title(root), language=language)
+        page.reason = (limits or DEFAULT_LIMITS).check_tree(root)
+        if page.reason and not page.reason.startswith(TOO_DEEP):
+            log_reason(url, page.reason)
+            return page
+        page.root = root = whole_document(root)
         page.blocks = segment(root)
+        if not page.blocks and not page.reason:
+            page.reason = NO_TEXT
+        log_reason(url, page.reason)
         stops = stoplist(language)
         if stops:
             for b in page.blocks:
@@ -77,11 +90,33 @@ class Page:
 
     @classmethod
     def from_html(
-        cls, html: str | bytes, url: str | None = None, *, content_type: str | None = None
+        cls,
+        html: str | bytes,
+        url: str | None = None,
+        *,
+        content_type: str | None = None,
+        limits: Limits | None = None,
     ) -> "Page":
-        """Parse HTML text or bytes; bytes are decoded with browser rules first."""
+        """Parse HTML text or bytes; bytes are decoded with browser rules first.
+
+        Empty, binary and oversized input is not parsed (the Page has a
+        ``reason`` and no blocks); a page nested deeper than the parser goes
+        is re-read flat (``salvage``) so its text is not lost.
+        """
+        limits = limits or DEFAULT_LIMITS
+        reason = limits.check_input(html, content_type)
+        if reason:
+            log_reason(url, reason)
+            return cls(root=empty_root(), url=url, site=site_key(url), reason=reason)
         text = decode_html(html, content_type) if isinstance(html, bytes) else html
-        return cls.from_root(Selector(text=text or "<html/>", type="html").root, url)
+        page = cls.from_root(Selector(text=text or "<html/>", type="html").root, url, limits=limits)
+        if page.reason.startswith(TOO_DEEP):
+            flat = cls.from_root(Selector(text=flatten(text), type="html").root, url, limits=limits)
+            flat.title, flat.language = page.title, page.language
+            if not flat.reason or flat.reason == NO_TEXT:
+                flat.reason = f"{page.reason}; text re-read without nesting"
+            page = flat
+        return page
 
     @classmethod
     def from_response(cls, response: "TextResponse") -> "Page":

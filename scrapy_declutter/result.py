@@ -19,7 +19,9 @@ class Result:
 
     ``reason`` is empty for a normal extraction; when the page could not be
     analysed (empty body, over a size cap, ...) it says why, and ``text`` and
-    ``blocks`` are empty.
+    ``blocks`` are empty. A page only partly analysed (``too_deep``, re-read
+    flat) keeps its best-effort text and blocks with the reason; the reasons
+    and caps are in ``limits``.
     """
 
     text: str

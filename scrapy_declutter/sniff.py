@@ -1,0 +1,170 @@
+"""What a body really is: binary sniffing, and decoding that survives a lying charset.
+
+Servers send PNGs, PDFs and gzip streams as ``text/html``, and label
+windows-1251 or Shift_JIS pages ``charset=utf-8``. Parsed as HTML, the first
+give a page of control characters, the second a page of U+FFFD.
+
+Binary: a known file signature at offset 0, or more than ``MAX_CONTROL_RATIO``
+of C0 control bytes (NUL included; tab, newlines, form feed and ESC, which
+ISO-2022-JP uses, excluded) in the first ``SNIFF_BYTES``. A UTF-16 body, whose
+every other byte is NUL, is recognised first and decoded, not refused.
+
+Decoding follows the browser's order through w3lib (BOM, HTTP header,
+``<meta charset>``, then UTF-8), with two repairs where the declared encoding
+is evidently false; a browser shows mojibake there, but an extractor's text
+is meant to be read:
+
+* declared UTF-8, and the bytes have more invalid UTF-8 sequences than valid
+  multi-byte ones: the page's own ``<meta>`` charset if it decodes the bytes
+  cleanly, else charset-normalizer's guess if it does; one stray byte in a
+  UTF-8 page keeps UTF-8 (and its U+FFFD);
+* declared Latin-1/windows-1252/ASCII, and the bytes are valid UTF-8 with
+  non-ASCII characters: UTF-8 (random windows-1252 text is practically never
+  valid UTF-8).
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+
+from w3lib.encoding import html_body_declared_encoding, html_to_unicode, http_content_type_encoding
+
+logger = logging.getLogger(__name__)
+
+#: Bytes looked at to decide whether a body is binary.
+SNIFF_BYTES = 4096
+#: Share of control bytes above which a body is binary, not text.
+MAX_CONTROL_RATIO = 0.10
+#: Bytes given to charset detection (it is linear and slow: ~0.1 s per MB).
+DETECT_BYTES = 256 * 1024
+
+#: File signatures at offset 0 (a page starting with these bytes is no HTML).
+SIGNATURES: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "png"),
+    (b"GIF87a", "gif"),
+    (b"GIF89a", "gif"),
+    (b"\xff\xd8\xff", "jpeg"),
+    (b"\x1f\x8b", "gzip"),
+    (b"%PDF-", "pdf"),
+    (b"PK\x03\x04", "zip"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"(\xb5/\xfd", "zstd"),
+    (b"7z\xbc\xaf'\x1c", "7z"),
+    (b"\x7fELF", "elf"),
+    (b"wOFF", "woff"),
+    (b"wOF2", "woff2"),
+    (b"OggS", "ogg"),
+    (b"\x1aE\xdf\xa3", "webm"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "ole"),
+    (b"SQLite format 3\x00", "sqlite"),
+)
+_CONTROL = bytes(b for b in range(32) if b not in b"\t\n\r\x0b\x0c\x1b")
+_CONTROL_CHARS = dict.fromkeys(_CONTROL)
+_UTF8 = "utf-8"
+_SINGLE_BYTE_WESTERN = frozenset({"cp1252", "latin-1", "iso8859-1", "ascii"})
+_BOMS = (codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+def _canonical(encoding: str | None) -> str:
+    try:
+        return codecs.lookup(encoding).name if encoding else ""
+    except LookupError:
+        return ""
+
+
+def utf16_without_bom(sample: bytes) -> str:
+    """``"utf-16-le"``/``"utf-16-be"`` when every other byte is NUL (ASCII markup in UTF-16)."""
+    if len(sample) < 16:
+        return ""
+    odd, even = sample[1::2], sample[0::2]
+    if odd.count(0) > 0.9 * len(odd) and even.count(0) < 0.1 * len(even):
+        return "utf-16-le"
+    if even.count(0) > 0.9 * len(even) and odd.count(0) < 0.1 * len(odd):
+        return "utf-16-be"
+    return ""
+
+
+def sniff_binary(body: bytes, content_type: str | None = None) -> str:
+    """``"binary: <kind>"`` when the body is no text, else ``""``."""
+    head = body[:SNIFF_BYTES]
+    for magic, kind in SIGNATURES:
+        if head.startswith(magic):
+            return f"binary: {kind}"
+    if head.startswith(_BOMS) or _canonical(http_content_type_encoding(content_type)).startswith(
+        ("utf-16", "utf-32")
+    ):
+        return ""
+    if utf16_without_bom(head):
+        return ""
+    control = len(head) - len(head.translate(None, _CONTROL))
+    if head and control > MAX_CONTROL_RATIO * len(head):
+        return f"binary: {control} control bytes in the first {len(head)}"
+    return ""
+
+
+def sniff_text(text: str) -> str:
+    """``sniff_binary`` for text someone already decoded: the control-character share."""
+    head = text[:SNIFF_BYTES]
+    control = len(head) - len(head.translate(_CONTROL_CHARS))
+    if head and control > MAX_CONTROL_RATIO * len(head):
+        return f"binary: {control} control characters in the first {len(head)}"
+    return ""
+
+
+def _strict(body: bytes, encoding: str) -> str | None:
+    try:
+        return body.decode(encoding)
+    except (UnicodeDecodeError, LookupError):
+        return None
+
+
+def _utf8_is_a_lie(body: bytes, text: str) -> bool:
+    """More invalid UTF-8 sequences than valid multi-byte characters."""
+    bad = text.count("\ufffd") - body.count(b"\xef\xbf\xbd")
+    if bad <= 0:
+        return False
+    non_ascii = len(text) - len(text.encode("ascii", "ignore"))
+    valid = non_ascii - text.count("\ufffd")
+    return bad > valid
+
+
+def _detected(body: bytes) -> str:
+    from charset_normalizer import from_bytes  # a Scrapy dependency; imported when needed
+
+    best = from_bytes(body[:DETECT_BYTES]).best()
+    return _canonical(best.encoding) if best is not None else ""
+
+
+def _repair_utf8(body: bytes) -> tuple[str, str] | None:
+    """A better (encoding, text) for a body that is not the UTF-8 it claims to be."""
+    for encoding in (_canonical(html_body_declared_encoding(body)), _detected(body)):
+        if encoding and encoding != _UTF8:
+            text = _strict(body, encoding)
+            if text is None and len(body) > DETECT_BYTES:
+                # Detection saw only the head; accept a clean head, replace the rest.
+                if _strict(body[:DETECT_BYTES - 8], encoding) is not None:
+                    text = body.decode(encoding, errors="replace")
+            if text is not None:
+                return encoding, text
+    return None
+
+
+def decode_html(body: bytes, content_type: str | None = None) -> str:
+    """Decode page bytes as a browser would, repairing an evidently false charset."""
+    forced = "" if body.startswith(_BOMS) else utf16_without_bom(body[:SNIFF_BYTES])
+    if forced and not http_content_type_encoding(content_type):
+        content_type = f"text/html; charset={forced}"
+    encoding, text = html_to_unicode(content_type, body)
+    encoding = _canonical(encoding)
+    if encoding == _UTF8 and _utf8_is_a_lie(body, text):
+        repaired = _repair_utf8(body)
+        if repaired is not None:
+            logger.info("bytes are not the UTF-8 they claim to be; decoded as %s", repaired[0])
+            encoding, text = repaired
+    elif encoding in _SINGLE_BYTE_WESTERN and not body.isascii():
+        as_utf8 = _strict(body, _UTF8)
+        if as_utf8 is not None:
+            logger.info("bytes declared %s are valid UTF-8; decoded as UTF-8", encoding)
+            text = as_utf8.lstrip("\ufeff")
+    return text
