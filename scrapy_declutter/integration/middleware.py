@@ -18,7 +18,15 @@ from scrapy.http import HtmlResponse
 from scrapy.http.request import NO_CALLBACK
 
 from ..report.files import ReportSampler
-from .settings import META_KEY, RESPONSE_FLAG, RESULT_META_KEY, DeclutterOptions, SettingsError
+from .items import field_values
+from .settings import (
+    FIELDS_META_KEY,
+    META_KEY,
+    RESPONSE_FLAG,
+    RESULT_META_KEY,
+    DeclutterOptions,
+    SettingsError,
+)
 from .state import CrawlState
 
 if TYPE_CHECKING:
@@ -26,6 +34,9 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
     from typing_extensions import Self
+
+
+_FIELDS_EXTRA = "_item_fields"
 
 
 def request_options(state: CrawlState, request: "Request") -> DeclutterOptions | None:
@@ -104,6 +115,7 @@ class DeclutterMiddleware:
         result = await state.analyse(response.url, options, self._analyse, response)
         if result is not None:
             request.meta[RESULT_META_KEY] = result
+            request.meta[FIELDS_META_KEY] = result.extra.pop(_FIELDS_EXTRA, None)
             if RESPONSE_FLAG not in response.flags:
                 response.flags.append(RESPONSE_FLAG)
         return response
@@ -115,6 +127,9 @@ class DeclutterMiddleware:
         result = self.state.analyser.analyse_root(root, response.url, options)
         if self.inspector is not None:
             self._save_report(result)
+        # The item field values (a dict per block) are built here too, off the
+        # reactor: on a page of thousands of blocks that takes milliseconds.
+        result.extra[_FIELDS_EXTRA] = field_values(result, options)
         return result
 
     def _save_report(self, result: Any) -> None:

@@ -49,6 +49,8 @@ DEFAULTS: dict[str, Any] = {
 META_KEY = "declutter"
 #: Request/response meta key where spider callbacks find the page's Result.
 RESULT_META_KEY = "declutter_result"
+#: Internal meta key: the item field values, computed on the worker thread.
+FIELDS_META_KEY = "_declutter_fields"
 #: Response flag added to every analysed response (like "zyte-api", "playwright").
 RESPONSE_FLAG = "declutter"
 

@@ -18,7 +18,7 @@ from scrapy.exceptions import NotConfigured
 
 from .items import field_values, has_value
 from .middleware import request_options
-from .settings import RESULT_META_KEY
+from .settings import FIELDS_META_KEY, RESULT_META_KEY
 from .state import CrawlState
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ class DeclutterSpiderMiddleware:
                 yield obj
             return
         options = request_options(self.state, response.request) or self.state.options
-        values = field_values(found, options)
+        values = response.meta.get(FIELDS_META_KEY) or field_values(found, options)
         async for obj in result:
             if not isinstance(obj, Request) and is_item(obj):
                 if not has_value(obj, options.html_field):
