@@ -29,6 +29,7 @@ from __future__ import annotations
 import pkgutil
 from collections import Counter
 from functools import lru_cache
+from itertools import islice
 from typing import TYPE_CHECKING, Iterable
 
 from .features import DEFAULT_LANGUAGE, ISO_TO_STOPLIST, normalise_language
@@ -94,13 +95,9 @@ class StopwordLanguageGuesser:
 
     def scores(self, words: Iterable[str]) -> tuple[dict[str, int], int]:
         """Capped stop-word hits per language over the first ``max_words`` words, and the words read."""
-        counts: Counter[str] = Counter()
-        n = 0
-        for w in words:
-            counts[w.lower()] += 1
-            n += 1
-            if n >= self.max_words:
-                break
+        head = list(islice(words, self.max_words))
+        counts = Counter(map(str.lower, head))  # counted in C: this runs once per page
+        n = len(head)
         hits = [0] * len(self.codes)
         index = self.index
         cap = self.max_count
@@ -134,6 +131,16 @@ def default_guesser() -> StopwordLanguageGuesser:
     return StopwordLanguageGuesser()
 
 
+def _page_words(page: "Page", limit: int) -> list[str]:
+    """The page's first ``limit`` words or a few more, block by block."""
+    words: list[str] = []
+    for b in page.blocks:
+        words.extend(b.text.split())
+        if len(words) >= limit:
+            break
+    return words
+
+
 def declared_language(page: "Page") -> str | None:
     """The page's ``<html lang>`` (or ``xml:lang``) as a code we have a stop list for."""
     root = page.root
@@ -153,8 +160,7 @@ def page_language(page: "Page", *, detect: bool = True) -> str:
         return noted
     language, source = declared_language(page), "declared"
     if language is None and detect:
-        words = (w for b in page.blocks for w in b.text.split())
-        language, source = default_guesser().guess(words), "detected"
+        language, source = default_guesser().guess(_page_words(page, MAX_WORDS)), "detected"
     if language is None:
         language, source = page.language, "default"
     page.notes[NOTE_LANGUAGE] = language
