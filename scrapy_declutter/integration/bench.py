@@ -4,8 +4,9 @@
 
 Serves ``DIR`` (default: the example project's bundled Python docs) from a
 child process on a free loopback port, then crawls it in this process,
-alternating crawls without the plugin (``off``), with it (``on``), and with it
-but without the worker-thread offload (``on-nothreads``), ``--rounds`` times each, so all modes see the same
+alternating crawls without the plugin (``off``), with it (``on``), with it but
+without the worker-thread offload (``on-nothreads``) and, on request, without
+site learning (``on-nolearning``), ``--rounds`` times each, so all modes see the same
 machine load. ``--scale K`` repeats each page's body K times, to measure the
 reactor's stalls on big pages. A probe task sleeps 5 ms in a loop on the
 reactor's event loop and records how late it wakes: that lateness is the
@@ -59,6 +60,10 @@ server.serve_forever()
 MODES: dict[str, dict[str, Any]] = {
     "off": {},
     "on": {"ADDONS": {"scrapy_declutter.Addon": 500}},
+    "on-nolearning": {
+        "ADDONS": {"scrapy_declutter.Addon": 500},
+        "DECLUTTER_SITE_LEARNING": False,
+    },
     "on-nothreads": {
         "ADDONS": {"scrapy_declutter.Addon": 500},
         "DECLUTTER_THREADS": False,
@@ -165,7 +170,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--site", type=Path, default=DEFAULT_SITE)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--scale", type=int, default=1, help="repeat each page body K times")
-    parser.add_argument("--modes", default=",".join(MODES), help="comma-separated subset")
+    parser.add_argument("--modes", default="off,on,on-nothreads",
+                        help=f"comma-separated, from: {', '.join(MODES)}")
     args = parser.parse_args(argv)
     sections = sorted(p.parent.name for p in args.site.glob("*/index.html"))
     if not sections:

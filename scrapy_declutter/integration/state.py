@@ -97,8 +97,11 @@ class CrawlState:
         stats.inc_value("declutter/pages")
         stats.inc_value("declutter/seconds", seconds, start=0.0)
         stats.max_value("declutter/max_seconds", seconds)
-        if result.reason:
-            stats.inc_value(f"declutter/rejected/{result.reason.split(':')[0].strip()}")
+        if result.reason:  # passed through by the core: "too_large: ...", "error: ..."
+            kind = result.reason.split(":", 1)[0].strip()
+            stats.inc_value(f"declutter/rejected/{kind}")
+            if kind == "error":
+                stats.inc_value("declutter/errors")
         stats.inc_value("declutter/blocks", len(result.blocks))
         stats.inc_value("declutter/content_blocks", sum(1 for b in result.blocks if b.is_content))
         learned = result.extra.get("site_learning")
