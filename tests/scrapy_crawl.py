@@ -129,6 +129,20 @@ class SiteSpider(scrapy.Spider):
                     yield self.request(response.urljoin(href))
 
 
+class OffSiteSpider(SiteSpider):
+    """The plugin switched off for this spider only."""
+
+    name = "site_off"
+    custom_settings = {"DECLUTTER_ENABLED": False}
+
+
+class RenamingSiteSpider(SiteSpider):
+    """Per-spider field names, which beat the project's."""
+
+    name = "site_renaming"
+    custom_settings = {"DECLUTTER_TEXT_FIELD": "body_text", "DECLUTTER_TITLE_FIELD": "page_title"}
+
+
 class HtmlItemSpider(scrapy.Spider):
     """Yields items built in ``start()`` that carry raw HTML: the pipeline's path."""
 
@@ -143,7 +157,9 @@ class HtmlItemSpider(scrapy.Spider):
             yield {"url": url, "html": Path(path).read_text(encoding="utf-8")}
 
 
-SPIDERS = {"SiteSpider": SiteSpider, "HtmlItemSpider": HtmlItemSpider}
+SPIDERS = {
+    cls.__name__: cls for cls in (SiteSpider, OffSiteSpider, RenamingSiteSpider, HtmlItemSpider)
+}
 
 
 def _plain(value: Any) -> Any:

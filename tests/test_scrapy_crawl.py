@@ -136,15 +136,18 @@ def test_per_request_meta_and_per_spider_settings(site_url, tmp_path):
         "/pruning.html": {"DECLUTTER_TITLE_FIELD": "page_title"},
         "/tomatoes.html": {"no_such_option": 1},
     }
-    out1, out2, out3 = tmp_path / "a.jsonl", tmp_path / "b.jsonl", tmp_path / "c.jsonl"
+    out1, out2, out3, out4 = (tmp_path / f"{n}.jsonl" for n in "abcd")
     start = f"{site_url}/index.html"
     stats, log = crawl(
         tmp_path,
         {"settings": feed(out1), "args": {"start_url": start, "meta": json.dumps(meta)}},
-        # per spider (settings at spider priority): off altogether
-        {"settings": {**feed(out2), "DECLUTTER_ENABLED": "False"}, "args": {"start_url": start}},
+        # per spider, custom_settings: off altogether
+        {"spider": "OffSiteSpider", "settings": feed(out2), "args": {"start_url": start}},
         # the spider's own value is never overwritten
         {"settings": feed(out3), "args": {"start_url": start, "preset_text": "mine"}},
+        # per spider, custom_settings: field names that beat the project's
+        {"spider": "RenamingSiteSpider", "settings": {**feed(out4), "DECLUTTER_TEXT_FIELD": "x"},
+         "args": {"start_url": start}},
     )
     items = read_jsonl(out1)
     assert "clean_text" not in items["/bees.html"]  # meta False: skipped
@@ -158,6 +161,9 @@ def test_per_request_meta_and_per_spider_settings(site_url, tmp_path):
     assert all("clean_text" not in item for item in read_jsonl(out2).values())
     assert not any(k.startswith("declutter/") for k in stats[1])
     assert {item.get("clean_text") for item in read_jsonl(out3).values()} == {"mine"}
+    renamed = read_jsonl(out4)["/bees.html"]
+    assert "Single, open flowers" in renamed["body_text"] and "x" not in renamed
+    assert renamed["page_title"] == "Planting for bees | Riverside Gardening Club"
 
 
 def test_all_item_types(site_url, tmp_path):
