@@ -122,3 +122,138 @@ def format_site_table(rows: Sequence[SitePageScore], extractor: str) -> str:
                  f"(site learning adds {s['first']['ms'] - s['generic']['ms']:+.1f} ms/page learning, "
                  f"{s['recrawl']['ms'] - s['generic']['ms']:+.1f} ms/page applying)")
     return "\n".join(lines)
+
+
+def make_selector_dataset(pages: Sequence[tuple[str, str]], folder: str, *, domain: str,
+                          selector: str, first_id: int = 0) -> int:
+    """Write (url, html path) pages as a WCXB-format folder, the ground truth being the selector's text.
+
+    How the extra multi-page sites (HTML documentation Debian ships) are
+    turned into benchmark data: the main content is the text of the blocks
+    inside ``selector`` (e.g. Sphinx's ``div.body``). Returns pages written.
+    """
+    import gzip
+    import json
+    from pathlib import Path
+
+    from ..sitelearning.supervision import selector_labels
+
+    root = Path(folder)
+    (root / "html").mkdir(parents=True, exist_ok=True)
+    (root / "ground-truth").mkdir(exist_ok=True)
+    meta_path = root / "metadata.json"
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {"files": {}}
+    n = 0
+    for url, path in pages:
+        raw = Path(path).read_bytes()
+        page = Page.from_html(raw, url)
+        labels = selector_labels(page, selector)
+        if not labels or not any(labels):
+            continue
+        fid = f"{first_id + n:04d}"
+        content = "\n\n".join(b.text for b, keep in zip(page.blocks, labels) if keep)
+        (root / "html" / f"{fid}.html.gz").write_bytes(gzip.compress(raw))
+        (root / "ground-truth" / f"{fid}.json").write_text(json.dumps(
+            {"url": url, "ground_truth": {"main_content": content, "title": page.title}}))
+        meta["files"][fid] = {"domain": domain, "page_type": "documentation"}
+        n += 1
+    meta_path.write_text(json.dumps(meta, indent=1))
+    return n
+
+
+@dataclass
+class SeedExperiment:
+    """Seed 000's experiment: block error rate of density+ngram on held-out pages."""
+
+    train_pages: int
+    test_pages: int
+    blocks: int  # blocks the density filter kept on the test pages (the seed's chunks)
+    errors: int  # keep-labelled discarded or discard-labelled kept
+    density_only_errors: int  # the same blocks, all kept (no classifier)
+
+    @property
+    def error_rate(self) -> float:
+        return self.errors / self.blocks if self.blocks else 0.0
+
+    @property
+    def density_only_error_rate(self) -> float:
+        return self.density_only_errors / self.blocks if self.blocks else 0.0
+
+
+def seed_experiment(paths: Sequence[str], selector: str, *, train_share: float = 0.9,
+                    order: int = 6) -> SeedExperiment:
+    """Train density+ngram by selector on the first ``train_share`` of the pages, test on the rest.
+
+    As the seed: the classifier is trained on the chunks (blocks) the density
+    filter keeps, labelled keep/discard by the selector (the seed used comment
+    markers), and its error rate is counted over the density-kept chunks of
+    the held-out pages.
+    """
+    from ..extractors import build_extractor
+    from ..sitelearning.model import SiteModel
+    from ..sitelearning.ngram import DISCARD, KEEP, NGramClassifier
+    from ..sitelearning.supervision import selector_labels
+
+    density, ngram = build_extractor("density"), build_extractor("ngram")
+    n_train = int(len(paths) * train_share)
+    model = SiteModel("seed", classifier=NGramClassifier(order=order))
+    for path in paths[:n_train]:
+        page = Page.from_html(open(path, "rb").read())
+        labels = selector_labels(page, selector)
+        if labels is None:
+            continue
+        density.run(page)
+        for b, keep in zip(page.blocks, labels):
+            if b.is_content:
+                model.classifier.train(KEEP if keep else DISCARD, b.text)
+    blocks = errors = density_errors = 0
+    for path in paths[n_train:]:
+        page = Page.from_html(open(path, "rb").read())
+        labels = selector_labels(page, selector)
+        if labels is None:
+            continue
+        density.run(page)
+        kept = [b.is_content for b in page.blocks]
+        page.notes["site_model"] = model
+        ngram.run(page)
+        for b, was_kept, keep in zip(page.blocks, kept, labels):
+            if was_kept:
+                blocks += 1
+                errors += b.is_content != keep
+                density_errors += not keep
+    return SeedExperiment(n_train, len(paths) - n_train, blocks, errors, density_errors)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m scrapy_declutter.evaluation.sitelearning seed|make-dataset ...``."""
+    import argparse
+    import os
+
+    parser = argparse.ArgumentParser(prog="python -m scrapy_declutter.evaluation.sitelearning")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    seed = sub.add_parser("seed", help="seed 000's 90/10 experiment on one site's pages")
+    seed.add_argument("--selector", required=True)
+    seed.add_argument("paths", nargs="+")
+    make = sub.add_parser("make-dataset", help="WCXB-format folder from pages and a selector")
+    make.add_argument("--out", required=True)
+    make.add_argument("--domain", required=True)
+    make.add_argument("--selector", required=True)
+    make.add_argument("--url-prefix", required=True, help="URL of a page = prefix + file name")
+    make.add_argument("--first-id", type=int, default=0)
+    make.add_argument("paths", nargs="+")
+    args = parser.parse_args(argv)
+    if args.cmd == "seed":
+        r = seed_experiment(sorted(args.paths), args.selector)
+        print(f"trained on {r.train_pages} pages, tested on {r.test_pages}: {r.blocks} density-kept "
+              f"blocks, {r.errors} errors, block error rate {r.error_rate:.2%} "
+              f"(density filter alone: {r.density_only_error_rate:.2%})")
+        return 0
+    n = make_selector_dataset([(args.url_prefix + os.path.basename(p), p) for p in args.paths],
+                              args.out, domain=args.domain, selector=args.selector,
+                              first_id=args.first_id)
+    print(f"{n} pages written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

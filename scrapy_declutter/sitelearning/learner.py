@@ -40,10 +40,13 @@ MIN_EXAMPLES = 20
 #: Characters per class a page may add to the classifier (bounds per-page cost).
 MAX_TRAIN_CHARS = 6000
 #: The classifier overrules a generic label only with this many bits of log-odds per character.
-VOTE_BITS_PER_CHAR = 0.5
+VOTE_BITS_PER_CHAR = 2.0
+#: Whether a vote may also turn a generic boilerplate label into content (recall), or
+#: only content into boilerplate (precision: site learning's job is removing chrome).
+VOTE_TO_CONTENT = True
 #: The template never takes more than this share of a page's content characters: a page
 #: that would lose more is a near-copy of pages already seen, not a template instance.
-MAX_TEMPLATE_CUT = 0.9
+MAX_TEMPLATE_CUT = 0.99
 #: A page's longest content block must have this many characters to identify a near-copy.
 DUPLICATE_MIN_CHARS = 100
 
@@ -72,7 +75,8 @@ class SiteLearner:
                  ambiguous_margin: float = AMBIGUOUS_MARGIN,
                  confident_margin: float = CONFIDENT_MARGIN, min_examples: int = MIN_EXAMPLES,
                  vote: bool = True, cuts: Mapping[str, float] | None = None,
-                 vote_bits: float = VOTE_BITS_PER_CHAR) -> None:
+                 vote_bits: float = VOTE_BITS_PER_CHAR,
+                 vote_to_content: bool = VOTE_TO_CONTENT) -> None:
         self.template_share = template_share
         self.min_pages = min_pages
         self.ambiguous_margin = ambiguous_margin
@@ -81,6 +85,7 @@ class SiteLearner:
         self.vote = vote
         self.cuts = dict(cuts or {})
         self.vote_bits = vote_bits
+        self.vote_to_content = vote_to_content
 
     def confidence(self, page: "Page", block: Block) -> float:
         """How far the block's score is past its step's cut, on the side of its label.
@@ -124,7 +129,7 @@ class SiteLearner:
                 teach(DISCARD, b.text)
                 continue
             conf = self.confidence(page, b)
-            if can_vote and conf < self.ambiguous_margin:
+            if can_vote and conf < self.ambiguous_margin and (b.is_content or self.vote_to_content):
                 verdict = clf.classify(b.text)
                 if abs(verdict.log_odds) >= self.vote_bits * len(b.text):
                     b.set_label(CONTENT if verdict.category == KEEP else BOILERPLATE,

@@ -79,35 +79,47 @@ class HashIndex:
         return out
 
 
+#: The "character" of a context's own key in the shared index: above every code point.
+CTX_TAG = np.uint64(0xFFFFFFFF)
+
+
 class Scorer:
-    """Witten–Bell character probabilities under several LMs that share an order."""
+    """Witten–Bell character probabilities under several LMs that share an order.
+
+    One hash index holds both the n-gram keys and the context keys (a context
+    is keyed as ``hash << 32 | CTX_TAG``), so a text's n-grams and contexts
+    are looked up in one call.
+    """
 
     def __init__(self, lms: Sequence[tuple[np.ndarray, np.ndarray]], lambda_factors: Sequence[float],
                  alphabet_size: int) -> None:
         union = np.unique(np.concatenate([k for k, _ in lms])) if lms else np.empty(0, np.uint64)
-        counts = np.zeros((len(lms), len(union)), dtype=np.float64)
+        n_lms, n = len(lms), len(union)
+        counts = np.zeros((n_lms, n), dtype=np.float64)
         for j, (keys, c) in enumerate(lms):
             counts[j, np.searchsorted(union, keys)] = c
         ctx = union >> SHIFT
-        starts = np.flatnonzero(np.r_[True, ctx[1:] != ctx[:-1]]) if len(ctx) else np.empty(0, np.intp)
-        if len(ctx):
+        if n:
+            starts = np.flatnonzero(np.r_[True, ctx[1:] != ctx[:-1]])
             totals = np.add.reduceat(counts, starts, axis=1)
             exts = np.add.reduceat((counts > 0).astype(np.float64), starts, axis=1)
+            ctx_keys = (ctx[starts] << SHIFT) | CTX_TAG
         else:
-            totals = exts = np.zeros((len(lms), 0))
-        self.ngrams = HashIndex(union)
-        self.contexts = HashIndex(ctx[starts] if len(ctx) else ctx)
-        zero = np.zeros((len(lms), 1))
-        self.counts = np.hstack([counts[:, self.ngrams.order], zero])
-        self.totals = np.hstack([totals[:, self.contexts.order], zero])
-        self.exts = np.hstack([exts[:, self.contexts.order], zero])
+            totals = exts = np.zeros((n_lms, 0))
+            ctx_keys = np.empty(0, np.uint64)
+        self.index = HashIndex(np.concatenate([union, ctx_keys]))
+        zeros_c, zeros_n = np.zeros((n_lms, len(ctx_keys))), np.zeros((n_lms, n))
+        order, zero = self.index.order, np.zeros((n_lms, 1))
+        # Values in the index's bucket order, then one zero column for "absent".
+        self.counts = np.hstack([np.hstack([counts, zeros_c])[:, order], zero])
+        self.totals = np.hstack([np.hstack([zeros_n, totals])[:, order], zero])
+        self.exts = np.hstack([np.hstack([zeros_n, exts])[:, order], zero])
         self.lambdas = np.asarray(lambda_factors, dtype=np.float64)[:, None, None]
         self.base = 1.0 / alphabet_size
 
     @property
     def nbytes(self) -> int:
-        return (self.ngrams.nbytes + self.contexts.nbytes + self.counts.nbytes
-                + self.totals.nbytes + self.exts.nbytes)
+        return self.index.nbytes + self.counts.nbytes + self.totals.nbytes + self.exts.nbytes
 
     def probs(self, keys: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``(n_lms, len)`` probabilities of each character given its context.
@@ -115,19 +127,16 @@ class Scorer:
         ``keys`` comes from ``ngram_keys``; ``mask`` marks the (order, position)
         pairs that have that many preceding characters.
         """
-        pos = self.ngrams.find(keys)
-        cpos = self.contexts.find(keys >> SHIFT)
-        invalid = ~mask  # no such context: the zero columns
-        pos[invalid] = self.counts.shape[1] - 1
-        cpos[invalid] = self.totals.shape[1] - 1
-        c_hc = np.take(self.counts, pos, axis=1)  # (L, order, m)
-        c_h = np.take(self.totals, cpos, axis=1)
-        weight = self.lambdas * np.take(self.exts, cpos, axis=1)  # L·E(h)
+        queries = np.stack([keys, ((keys >> SHIFT) << SHIFT) | CTX_TAG])
+        pos = self.index.find(queries)
+        pos[:, ~mask] = self.counts.shape[1] - 1  # no such context: the zero column
+        c_hc = np.take(self.counts, pos[0], axis=1)  # (L, order, m)
+        c_h = np.take(self.totals, pos[1], axis=1)
+        weight = self.lambdas * np.take(self.exts, pos[1], axis=1)  # L·E(h)
         # Witten–Bell in one fraction: λ·C(hc)/C(h) + (1−λ)·p = (C(hc) + L·E(h)·p) / (C(h) + L·E(h)).
         # A context that never occurred has C(h) = E(h) = 0: adding 1 to both
         # L·E(h) and the denominator there leaves the shorter context's p as is.
-        unseen = c_h == 0
-        weight += unseen
+        weight += c_h == 0
         den = c_h + weight
         p = np.full((len(self.lambdas), keys.shape[1]), self.base)
         for k in range(keys.shape[0]):
