@@ -16,7 +16,7 @@ from typing import Sequence
 
 from ..errors import DeclutterError
 
-COMMANDS = ["extract", "evaluate", "inspect", "train", "sites"]
+COMMANDS = ["extract", "evaluate", "inspect", "train", "sites", "train-dragnet"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,134 @@
+"""Dragnet's three feature families over a page's blocks (seed 001).
+
+- **Shallow text** (Kohlschütter et al.): word count, link density, text
+  density, text/markup char density, stop-word density of the block and of its
+  neighbours, since a content block's neighbours are usually content too.
+- **id/class tokens**: programmers name their CSS classes and ids for what
+  the box holds (``comment``, ``nav``, ``footer``). Each token carries a
+  log-odds of content vs boilerplate learned from data; a block sums the odds
+  of the tokens on its element and its ancestors, positive and negative parts
+  apart (the seed's "id/class density"), plus the sum over the nearest few
+  elements, where the telling names usually are.
+- **CETR** (``cetr.py``): smoothed tag ratio, its smoothed derivative, and
+  whether k-means puts the block outside the cluster nearest the origin.
+
+The features that need no learned table are computed once per page
+(``base_features``), so cross-validation can re-learn token odds per fold
+without re-parsing anything. Shared by the ``dragnet`` step and its training
+code; nothing here learns.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from ..blocks import Ancestor, Block
+from .cetr import cetr_features
+
+#: Elements, counted from the block's own, whose tokens form the "near" sum.
+NEAR_ANCESTORS = 3
+#: Tokens shorter than this carry no meaning (``a``, ``x``).
+MIN_TOKEN_LENGTH = 2
+
+SHALLOW_FEATURES = (
+    "log_words", "link_density", "text_density", "char_density", "stopword_density",
+    "prev_log_words", "prev_link_density", "prev_text_density",
+    "next_log_words", "next_link_density", "next_text_density",
+    "is_heading", "position",
+)  # fmt: skip
+CETR_FEATURES = ("cetr_log_ratio", "cetr_log_derivative", "cetr_content")
+TOKEN_FEATURES = ("ic_positive", "ic_negative", "ic_near")
+BASE_FEATURES = SHALLOW_FEATURES + CETR_FEATURES
+FEATURE_NAMES = BASE_FEATURES + TOKEN_FEATURES
+
+_PART = re.compile(r"[a-z]+")
+
+
+def element_tokens(ancestor: Ancestor) -> set[str]:
+    """Tokens of one element: its tag as ``<tag>``, each id/class name, and their word parts.
+
+    ``post-content__body`` yields itself, ``post``, ``content`` and ``body``, so
+    a learned ``content`` carries over to site-specific compounds.
+    """
+    out = {f"<{ancestor.tag.lower()}>"}
+    for name in (ancestor.id, *ancestor.classes):
+        name = name.lower()
+        if len(name) < MIN_TOKEN_LENGTH:
+            continue
+        out.add(name)
+        out.update(p for p in _PART.findall(name) if len(p) >= MIN_TOKEN_LENGTH)
+    return out
+
+
+def block_tokens(block: Block, near: int = NEAR_ANCESTORS) -> tuple[frozenset[str], frozenset[str]]:
+    """(tokens of the block's element and all kept ancestors, tokens of the nearest ``near``)."""
+    all_tokens: set[str] = set()
+    near_tokens: set[str] = set()
+    count = len(block.ancestors)
+    for i, ancestor in enumerate(block.ancestors):
+        toks = element_tokens(ancestor)
+        all_tokens |= toks
+        if i >= count - near:
+            near_tokens |= toks
+    return frozenset(all_tokens), frozenset(near_tokens)
+
+
+def shallow_features(blocks: Sequence[Block]) -> np.ndarray:
+    """The Kohlschütter features of each block and its neighbours (zeros past the page edges)."""
+    n = len(blocks)
+    own = np.array(
+        [
+            [math.log1p(b.words), b.link_density, b.text_density, b.char_density, b.stopword_density]
+            for b in blocks
+        ],
+        dtype=float,
+    ).reshape(n, 5)
+    neighbour = own[:, :3]
+    prev = np.vstack([np.zeros((1, 3)), neighbour[:-1]]) if n else np.zeros((0, 3))
+    nxt = np.vstack([neighbour[1:], np.zeros((1, 3))]) if n else np.zeros((0, 3))
+    extra = np.array([[float(b.is_heading), b.position] for b in blocks], dtype=float).reshape(n, 2)
+    return np.hstack([own, prev, nxt, extra])
+
+
+def cetr_block_features(blocks: Sequence[Block]) -> np.ndarray:
+    """log(1 + smoothed tag ratio), log(1 + smoothed derivative), and the k-means content flag."""
+    cetr = cetr_features([b.text_chars for b in blocks], [b.tag_count for b in blocks])
+    return np.column_stack(
+        [np.log1p(cetr.smoothed), np.log1p(cetr.derivative), cetr.content.astype(float)]
+    ).reshape(len(blocks), 3)
+
+
+def base_features(blocks: Sequence[Block]) -> np.ndarray:
+    """Every feature that needs no learned table, in ``BASE_FEATURES`` order."""
+    return np.hstack([shallow_features(blocks), cetr_block_features(blocks)])
+
+
+def token_features(
+    token_sets: Sequence[tuple[frozenset[str], frozenset[str]]], odds: Mapping[str, float]
+) -> np.ndarray:
+    """Per block: sum of positive odds, sum of negative odds (all tokens), sum of odds near the block."""
+    out = np.zeros((len(token_sets), 3))
+    for i, (all_tokens, near_tokens) in enumerate(token_sets):
+        pos = neg = near = 0.0
+        for t in all_tokens:
+            v = odds.get(t)
+            if v is None:
+                continue
+            if v > 0:
+                pos += v
+            else:
+                neg += v
+            if t in near_tokens:
+                near += v
+        out[i] = (pos, neg, near)
+    return out
+
+
+def page_features(blocks: Sequence[Block], odds: Mapping[str, float]) -> np.ndarray:
+    """The full feature matrix of one page, in ``FEATURE_NAMES`` order."""
+    tokens = [block_tokens(b) for b in blocks]
+    return np.hstack([base_features(blocks), token_features(tokens, odds)])
