@@ -79,7 +79,7 @@ def whole_document(root: etree._Element) -> etree._Element:
     if body is None:
         body = whole
     for el in trailing:
-        part = etree.SubElement(body, "div")
-        part.text = el.text
-        part.extend(deepcopy(child) for child in el)
+        part = deepcopy(el)  # copied, not rebuilt: its text may hold control characters
+        part.tag, part.tail = "div", None  # lxml's API would refuse to set
+        body.append(part)
     return whole

@@ -190,6 +190,13 @@ def test_malformed_markup_gives_the_text_in_order(html, expected):
     assert [b.text for b in result.blocks] == expected
 
 
+def test_text_after_a_stray_end_tag_may_hold_control_characters():
+    # Found by ``scrapy-declutter fuzz``: lxml keeps them in parsed text but refuses to set them.
+    result = extract(b"<p>first</p></html>\x01stray \x02text<p>after</p>", URL)
+    assert result.reason == ""
+    assert [b.text for b in result.blocks] == ["first", "\x01stray \x02text", "after"]
+
+
 def test_xhtml_served_as_xml_is_read_as_html():
     body = ('<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0'
             ' Strict//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">\n'

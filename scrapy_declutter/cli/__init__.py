@@ -16,7 +16,7 @@ from typing import Sequence
 
 from ..errors import DeclutterError
 
-COMMANDS = ["extract", "evaluate", "inspect", "train", "sites", "train-dragnet"]
+COMMANDS = ["extract", "evaluate", "inspect", "train", "sites", "train-dragnet", "fuzz"]
 
 
 def build_parser() -> argparse.ArgumentParser:
