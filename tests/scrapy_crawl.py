@@ -15,7 +15,7 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 import scrapy
@@ -133,14 +133,17 @@ class OffSiteSpider(SiteSpider):
     """The plugin switched off for this spider only."""
 
     name = "site_off"
-    custom_settings = {"DECLUTTER_ENABLED": False}
+    custom_settings: ClassVar[dict] = {"DECLUTTER_ENABLED": False}
 
 
 class RenamingSiteSpider(SiteSpider):
     """Per-spider field names, which beat the project's."""
 
     name = "site_renaming"
-    custom_settings = {"DECLUTTER_TEXT_FIELD": "body_text", "DECLUTTER_TITLE_FIELD": "page_title"}
+    custom_settings: ClassVar[dict] = {
+        "DECLUTTER_TEXT_FIELD": "body_text",
+        "DECLUTTER_TITLE_FIELD": "page_title",
+    }
 
 
 class HtmlItemSpider(scrapy.Spider):

@@ -16,7 +16,12 @@ from scrapy.utils.misc import build_from_crawler
 from scrapy.utils.test import get_crawler
 
 import scrapy_declutter
-from scrapy_declutter import Addon, DeclutterMiddleware, DeclutterPipeline, DeclutterSpiderMiddleware
+from scrapy_declutter import (
+    Addon,
+    DeclutterMiddleware,
+    DeclutterPipeline,
+    DeclutterSpiderMiddleware,
+)
 from scrapy_declutter.integration.items import FieldWriter, field_values
 from scrapy_declutter.integration.settings import DEFAULTS, DeclutterOptions, SettingsError
 from scrapy_declutter.result import Result

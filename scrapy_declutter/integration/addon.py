@@ -30,7 +30,7 @@ PIPELINE_PRIORITY = 200
 class Addon:
     """The Scrapy add-on; any add-on priority works, since it only touches its own entries."""
 
-    def update_settings(self, settings: "BaseSettings") -> None:
+    def update_settings(self, settings: BaseSettings) -> None:
         for setting, component, priority in (
             ("DOWNLOADER_MIDDLEWARES", DeclutterMiddleware, DOWNLOADER_MIDDLEWARE_PRIORITY),
             ("SPIDER_MIDDLEWARES", DeclutterSpiderMiddleware, SPIDER_MIDDLEWARE_PRIORITY),

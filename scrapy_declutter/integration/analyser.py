@@ -47,16 +47,16 @@ class Analyser:
         self._lock = threading.Lock()
 
     def analyse_root(
-        self, root: "etree._Element", url: str | None, options: "DeclutterOptions"
+        self, root: etree._Element, url: str | None, options: DeclutterOptions
     ) -> Result:
         """A page from a tree already parsed (``response.selector.root``); the tree is not mutated."""
         return self._run(Page.from_root(root, url), options)
 
-    def analyse_html(self, html: str | bytes, url: str | None, options: "DeclutterOptions") -> Result:
+    def analyse_html(self, html: str | bytes, url: str | None, options: DeclutterOptions) -> Result:
         """A page from raw HTML, e.g. an item's HTML field."""
         return self._run(Page.from_html(html, url), options)
 
-    def _run(self, page: Page, options: "DeclutterOptions") -> Result:
+    def _run(self, page: Page, options: DeclutterOptions) -> Result:
         if options.site_key:
             page.site = options.site_key
         with self._lock:
@@ -66,7 +66,7 @@ class Analyser:
                 return result_of(page, options.extractor)
             return core.extract_page(page)
 
-    def _core(self, options: "DeclutterOptions") -> Any:
+    def _core(self, options: DeclutterOptions) -> Any:
         cls = _declutter_class()
         if cls is None:
             return None

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-def field_values(result: "Result", options: "DeclutterOptions") -> dict[str, Any]:
+def field_values(result: Result, options: DeclutterOptions) -> dict[str, Any]:
     """The item fields a Result fills, in plain JSON types."""
     values: dict[str, Any] = {}
     if options.text_field:

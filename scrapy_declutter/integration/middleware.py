@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 _FIELDS_EXTRA = "_item_fields"
 
 
-def request_options(state: CrawlState, request: "Request") -> DeclutterOptions | None:
+def request_options(state: CrawlState, request: Request) -> DeclutterOptions | None:
     """The options for one request, or None when ``meta["declutter"]`` turns it off.
 
     A malformed override is an error of the spider: it is logged, counted in
@@ -77,18 +77,18 @@ class DeclutterMiddleware:
     False. Each reason is counted under ``declutter/skipped/<reason>``.
     """
 
-    def __init__(self, crawler: "Crawler") -> None:
+    def __init__(self, crawler: Crawler) -> None:
         self.state = CrawlState.of(crawler)
         # DECLUTTER_INSPECT_DIR / DECLUTTER_INSPECT_SAMPLE: HTML reports of a sample of pages.
         self.inspector = ReportSampler.from_settings(crawler.settings)
 
     @classmethod
-    def from_crawler(cls, crawler: "Crawler") -> "Self":
+    def from_crawler(cls, crawler: Crawler) -> Self:
         if not crawler.settings.getbool("DECLUTTER_ENABLED", True):
             raise NotConfigured("DECLUTTER_ENABLED is False")
         return cls(crawler)
 
-    def skip_reason(self, request: "Request", response: "Response", options: DeclutterOptions) -> str:
+    def skip_reason(self, request: Request, response: Response, options: DeclutterOptions) -> str:
         """Why this response is left alone, or "" when it should be analysed."""
         if request.callback is NO_CALLBACK:
             return "no_callback"
@@ -102,7 +102,7 @@ class DeclutterMiddleware:
             return "empty"
         return ""
 
-    async def process_response(self, request: "Request", response: "Response") -> "Response":
+    async def process_response(self, request: Request, response: Response) -> Response:
         state = self.state
         options = request_options(state, request)
         if options is None:
@@ -120,7 +120,7 @@ class DeclutterMiddleware:
                 response.flags.append(RESPONSE_FLAG)
         return response
 
-    def _analyse(self, response: "HtmlResponse", options: DeclutterOptions) -> Any:
+    def _analyse(self, response: HtmlResponse, options: DeclutterOptions) -> Any:
         # Parsing happens here, on the worker thread, and Scrapy caches the
         # tree on the response, so the spider's own selectors reuse it.
         root = response.selector.root

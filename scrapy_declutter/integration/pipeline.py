@@ -27,11 +27,11 @@ if TYPE_CHECKING:
 class DeclutterPipeline:
     """Item pipeline: analyses the raw HTML an item carries in ``DECLUTTER_HTML_FIELD``."""
 
-    def __init__(self, crawler: "Crawler") -> None:
+    def __init__(self, crawler: Crawler) -> None:
         self.state = CrawlState.of(crawler)
 
     @classmethod
-    def from_crawler(cls, crawler: "Crawler") -> "Self":
+    def from_crawler(cls, crawler: Crawler) -> Self:
         if not crawler.settings.getbool("DECLUTTER_ENABLED", True):
             raise NotConfigured("DECLUTTER_ENABLED is False")
         return cls(crawler)

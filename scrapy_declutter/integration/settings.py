@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DeclutterError
 
@@ -103,7 +104,7 @@ class DeclutterOptions:
     threads: bool = True
 
     @classmethod
-    def from_settings(cls, settings: "BaseSettings") -> "DeclutterOptions":
+    def from_settings(cls, settings: BaseSettings) -> DeclutterOptions:
         """Read every DECLUTTER_* value with the typed getter its type needs."""
         values: dict[str, Any] = {}
         for name, default in DEFAULTS.items():
@@ -122,7 +123,7 @@ class DeclutterOptions:
         return cls(**values)
 
     @classmethod
-    def from_crawler(cls, crawler: "Crawler") -> "DeclutterOptions":
+    def from_crawler(cls, crawler: Crawler) -> DeclutterOptions:
         """Settings, then ``declutter_<option>`` spider arguments/attributes on top."""
         settings = crawler.settings
         spider = getattr(crawler, "spider", None)
@@ -138,7 +139,7 @@ class DeclutterOptions:
             settings.setdict(overrides, priority="cmdline")
         return cls.from_settings(settings)
 
-    def override(self, changes: Mapping[str, Any]) -> "DeclutterOptions":
+    def override(self, changes: Mapping[str, Any]) -> DeclutterOptions:
         """These options with a request's ``meta["declutter"]`` dict applied.
 
         Keys are option names (``extractor``, ``text_field``...) or their

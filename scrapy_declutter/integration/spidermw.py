@@ -10,7 +10,8 @@ DeclutterPipeline, which analyses that HTML instead.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
 
 from itemadapter import is_item
 from scrapy import Request
@@ -30,17 +31,17 @@ if TYPE_CHECKING:
 class DeclutterSpiderMiddleware:
     """Spider middleware: copies ``response.meta["declutter_result"]`` onto yielded items."""
 
-    def __init__(self, crawler: "Crawler") -> None:
+    def __init__(self, crawler: Crawler) -> None:
         self.state = CrawlState.of(crawler)
 
     @classmethod
-    def from_crawler(cls, crawler: "Crawler") -> "Self":
+    def from_crawler(cls, crawler: Crawler) -> Self:
         if not crawler.settings.getbool("DECLUTTER_ENABLED", True):
             raise NotConfigured("DECLUTTER_ENABLED is False")
         return cls(crawler)
 
     async def process_spider_output(
-        self, response: "Response | None", result: AsyncIterator[Any]
+        self, response: Response | None, result: AsyncIterator[Any]
     ) -> AsyncIterator[Any]:
         try:
             found = response.meta.get(RESULT_META_KEY) if response is not None else None
@@ -53,8 +54,11 @@ class DeclutterSpiderMiddleware:
         options = request_options(self.state, response.request) or self.state.options
         values = response.meta.get(FIELDS_META_KEY) or field_values(found, options)
         async for obj in result:
-            if not isinstance(obj, Request) and is_item(obj):
-                if not has_value(obj, options.html_field):
-                    if self.state.writer.write(obj, values):
-                        self.state.stats.inc_value("declutter/items")
+            if (
+                not isinstance(obj, Request)
+                and is_item(obj)
+                and not has_value(obj, options.html_field)  # the pipeline's job
+                and self.state.writer.write(obj, values)
+            ):
+                self.state.stats.inc_value("declutter/items")
             yield obj

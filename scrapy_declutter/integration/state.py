@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 import time
 import weakref
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 from scrapy.utils.asyncio import run_in_thread
@@ -27,7 +28,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-def _timed(func: Callable[..., "Result"], *args: Any) -> tuple["Result", float]:
+
+def _timed(func: Callable[..., Result], *args: Any) -> tuple[Result, float]:
     """Call ``func`` and measure the CPU time of the calling thread.
 
     CPU time, not wall time: with many pages analysed on concurrent threads,
@@ -38,13 +40,13 @@ def _timed(func: Callable[..., "Result"], *args: Any) -> tuple["Result", float]:
     return result, time.thread_time() - start
 
 
-_STATES: "weakref.WeakKeyDictionary[Crawler, CrawlState]" = weakref.WeakKeyDictionary()
+_STATES: weakref.WeakKeyDictionary[Crawler, CrawlState] = weakref.WeakKeyDictionary()
 
 
 class CrawlState:
     """Per-crawler state; get it with ``CrawlState.of(crawler)``."""
 
-    def __init__(self, crawler: "Crawler") -> None:
+    def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
         self.options = DeclutterOptions.from_crawler(crawler)
         build_extractor(self.options.extractor)  # an unknown name fails at start-up, not per page
@@ -55,11 +57,10 @@ class CrawlState:
         self.stats = crawler.stats
         self.writer = FieldWriter(self.stats)
         self.sites: set[str] = set()
-        self.longest = 0.0
         crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
 
     @classmethod
-    def of(cls, crawler: "Crawler") -> "CrawlState":
+    def of(cls, crawler: Crawler) -> CrawlState:
         state = _STATES.get(crawler)
         if state is None:
             state = _STATES[crawler] = cls(crawler)
@@ -71,8 +72,8 @@ class CrawlState:
         return spider.logger if spider is not None else logger
 
     async def analyse(
-        self, url: str | None, options: DeclutterOptions, func: Callable[..., "Result"], *args: Any
-    ) -> "Result | None":
+        self, url: str | None, options: DeclutterOptions, func: Callable[..., Result], *args: Any
+    ) -> Result | None:
         """Run one extraction (on a thread unless DECLUTTER_THREADS is off).
 
         Any exception is caught here: it is logged with the URL, counted in
@@ -84,15 +85,15 @@ class CrawlState:
                 result, seconds = await run_in_thread(_timed, func, *args, options)
             else:
                 result, seconds = _timed(func, *args, options)
-        except Exception as e:  # noqa: BLE001 - one bad page must never stop a crawl
+        except Exception as e:  # one bad page must never stop a crawl or lose its items
             self.stats.inc_value("declutter/errors")
             self.stats.inc_value(f"declutter/errors/{type(e).__name__}")
-            self.log.error("scrapy_declutter could not analyse %s: %r", url, e, exc_info=True)
+            self.log.exception("scrapy_declutter could not analyse %s", url)
             return None
         self.record(result, seconds)
         return result
 
-    def record(self, result: "Result", seconds: float) -> None:
+    def record(self, result: Result, seconds: float) -> None:
         stats = self.stats
         stats.inc_value("declutter/pages")
         stats.inc_value("declutter/seconds", seconds, start=0.0)
