@@ -109,11 +109,14 @@ def test_addon_alone_cleans_every_html_item(site_url, tmp_path):
 
 
 def test_poisoned_page_costs_no_item_and_spider_args_map_to_settings(site_url, tmp_path):
-    out = tmp_path / "items.csv"
-    (stats,), log = crawl(tmp_path, {
+    out, binary_out = tmp_path / "items.csv", tmp_path / "binary.jsonl"
+    (stats, binary_stats), log = crawl(tmp_path, {
         "settings": feed(out, "csv"),
         "args": {"start_url": f"{site_url}/index.html",
                  "declutter_extractor": "poison-test", "declutter_blocks_field": "none"},
+    }, {  # a PNG served as text/html: checked before parsing, passed through with a reason
+        "settings": feed(binary_out),
+        "args": {"start_url": f"{site_url}/binary-as-html.html"},
     })
     with out.open(newline="") as f:
         rows = by_path(list(csv.DictReader(f)))
@@ -127,6 +130,9 @@ def test_poisoned_page_costs_no_item_and_spider_args_map_to_settings(site_url, t
     assert stats["declutter/errors/RuntimeError"] == 1
     assert stats["declutter/pages"] == len(HTML_PAGES) - 1
     assert "could not analyse" in log and "/poison.html" in log
+    (binary,) = read_jsonl(binary_out).values()
+    assert binary["clean_text"] == "" and "blocks" not in binary
+    assert binary_stats["declutter/rejected/binary"] == 1
 
 
 def test_per_request_meta_and_per_spider_settings(site_url, tmp_path):

@@ -10,11 +10,13 @@ serialise the pure-Python work anyway.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..api import result_of
 from ..extractors import build_extractor
-from ..page import Page
+from ..limits import DEFAULT_LIMITS, TOO_DEEP, empty_root, log_reason
+from ..page import Page, site_key
 from ..result import Result
 
 if TYPE_CHECKING:
@@ -46,11 +48,33 @@ class Analyser:
         self._cores: dict[tuple, Any] = {}
         self._lock = threading.Lock()
 
-    def analyse_root(
-        self, root: etree._Element, url: str | None, options: DeclutterOptions
+    def analyse_response(
+        self,
+        body: bytes,
+        content_type: str | None,
+        root: Callable[[], etree._Element],
+        text: Callable[[], str],
+        url: str | None,
+        options: DeclutterOptions,
     ) -> Result:
-        """A page from a tree already parsed (``response.selector.root``); the tree is not mutated."""
-        return self._run(Page.from_root(root, url), options)
+        """A page from a response, reusing the tree Scrapy parses for ``response.selector``.
+
+        The body is checked first, as ``Page.from_html`` does (blank, binary
+        behind an HTML content type, over the core's size cap): such a page is
+        passed through with a reason and never parsed. A tree the parser cut
+        short (nested too deep) is re-read from ``text()`` by the core's
+        salvage path, so its text is not lost. ``root`` and ``text`` are
+        callables so that only what is needed gets parsed or decoded.
+        """
+        reason = DEFAULT_LIMITS.check_input(body, content_type)
+        if reason:
+            log_reason(url, reason)
+            page = Page(root=empty_root(), url=url, site=site_key(url), reason=reason)
+        else:
+            page = Page.from_root(root(), url)
+            if page.reason.startswith(TOO_DEEP):
+                page = Page.from_html(text(), url)
+        return self._run(page, options)
 
     def analyse_html(self, html: str | bytes, url: str | None, options: DeclutterOptions) -> Result:
         """A page from raw HTML, e.g. an item's HTML field."""
@@ -59,6 +83,8 @@ class Analyser:
     def _run(self, page: Page, options: DeclutterOptions) -> Result:
         if options.site_key:
             page.site = options.site_key
+        if page.reason and not page.blocks:  # passed through: nothing to learn from
+            return result_of(page, options.extractor)
         with self._lock:
             core = self._core(options)
             if core is None:  # stateless fallback: no site learning in this checkout

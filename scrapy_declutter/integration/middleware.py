@@ -123,8 +123,15 @@ class DeclutterMiddleware:
     def _analyse(self, response: HtmlResponse, options: DeclutterOptions) -> Any:
         # Parsing happens here, on the worker thread, and Scrapy caches the
         # tree on the response, so the spider's own selectors reuse it.
-        root = response.selector.root
-        result = self.state.analyser.analyse_root(root, response.url, options)
+        content_type = response.headers.get(b"Content-Type")
+        result = self.state.analyser.analyse_response(
+            response.body,
+            content_type.decode("latin-1") if content_type else None,
+            lambda: response.selector.root,
+            lambda: response.text,
+            response.url,
+            options,
+        )
         if self.inspector is not None:
             self._save_report(result)
         # The item field values (a dict per block) are built here too, off the
