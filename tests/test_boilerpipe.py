@@ -29,7 +29,11 @@ from scrapy_declutter.steps.boilerpipe import (
     document,
 )
 from scrapy_declutter.steps.boilerpipe.classifiers import potential_titles
-from scrapy_declutter.steps.boilerpipe.document import INDICATES_END_OF_TEXT, MIGHT_BE_CONTENT, TITLE
+from scrapy_declutter.steps.boilerpipe.document import (
+    INDICATES_END_OF_TEXT,
+    MIGHT_BE_CONTENT,
+    TITLE,
+)
 
 WCXB_IDS = ("0082", "0540", "0619", "0688", "2860", "4280", "4287", "4297", "4825")
 

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 #: The paper's paragraph tags.
 PARAGRAPH_TAGS = frozenset(
-    "div table ul ol p section article h1 h2 h3 h4 h5 h6 header body".split()
+    ["div", "table", "ul", "ol", "p", "section", "article", "h1", "h2", "h3", "h4", "h5", "h6", "header", "body"]
 )
 #: Which ancestor of the paragraph node groups blocks: 2, the grandparent, scored best.
 DEFAULT_DEPTH = 2
@@ -101,7 +101,7 @@ class TreeFilter(Step):
         self.depth = depth
         self.skip_wrappers = skip_wrappers
 
-    def groups(self, page: "Page") -> dict[str, list[Block]]:
+    def groups(self, page: Page) -> dict[str, list[Block]]:
         """Content blocks by the ancestor that groups them, in document order."""
         out: dict[str, list[Block]] = {}
         tree = page.root.getroottree() if self.skip_wrappers else None
@@ -111,7 +111,7 @@ class TreeFilter(Step):
                 out.setdefault(key, []).append(b)
         return out
 
-    def process(self, page: "Page") -> bool:
+    def process(self, page: Page) -> bool:
         groups = self.groups(page)
         if len(groups) < 2:
             return False

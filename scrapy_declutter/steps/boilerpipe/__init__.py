@@ -31,6 +31,10 @@ from .fusion import (
 )
 
 __all__ = [
+    "MAX_DISTANCE_1",
+    "MAX_DISTANCE_1_CONTENT_ONLY",
+    "MAX_DISTANCE_1_CONTENT_ONLY_SAME_TAGLEVEL",
+    "MAX_DISTANCE_1_SAME_TAGLEVEL",
     "BlockProximityFusion",
     "BoilerplateBlockFilter",
     "DensityRulesClassifier",
@@ -39,10 +43,6 @@ __all__ = [
     "IgnoreBlocksAfterContentFilter",
     "KeepLargestBlockFilter",
     "KeepLargestFulltextBlockFilter",
-    "MAX_DISTANCE_1",
-    "MAX_DISTANCE_1_CONTENT_ONLY",
-    "MAX_DISTANCE_1_CONTENT_ONLY_SAME_TAGLEVEL",
-    "MAX_DISTANCE_1_SAME_TAGLEVEL",
     "NumWordsRulesClassifier",
     "SimpleBlockFusionProcessor",
     "TerminatingBlocksFinder",

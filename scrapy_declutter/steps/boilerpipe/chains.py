@@ -38,7 +38,6 @@ from .filters import (
 )
 from .fusion import MAX_DISTANCE_1, MAX_DISTANCE_1_CONTENT_ONLY, SimpleBlockFusionProcessor
 
-
 #: ``article_chain(keep_largest=...)``: which block-size measure picks the article.
 KEEP_LARGEST = {"fulltext": KeepLargestFulltextBlockFilter, "words": KeepLargestBlockFilter}
 

@@ -13,7 +13,8 @@ units for the filters downstream; they change no label, so they return False.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .. import Step
 from .document import INDICATES_END_OF_TEXT, TITLE, TextUnit, document, neighbours
@@ -75,7 +76,7 @@ class _RulesClassifier(Step):
 
     rule: Rule
 
-    def process(self, page: "Page") -> bool:
+    def process(self, page: Page) -> bool:
         units = document(page).units
         decisions = [self.rule(p, c, n) for p, c, n in neighbours(units)]
         changed = False
@@ -116,7 +117,7 @@ TERMINATING_CONTAINS = (
 )
 TERMINATING_EQUALS = ("Thanks for your comments - this feedback is now closed",)
 #: "12 Comments", "3 users responded in" (Java ``N_COMMENTS``, case-insensitive, any line).
-N_COMMENTS = re.compile(r"^[0-9]+ (Comments|users responded in)", re.M | re.S | re.I)
+N_COMMENTS = re.compile(r"^[0-9]+ (Comments|users responded in)", re.MULTILINE | re.DOTALL | re.IGNORECASE)
 
 
 def is_terminating(text: str) -> bool:
@@ -142,7 +143,7 @@ class TerminatingBlocksFinder(Step):
     def __init__(self, *, max_words: int = TERMINATING_MAX_WORDS) -> None:
         self.max_words = max_words
 
-    def process(self, page: "Page") -> bool:
+    def process(self, page: Page) -> bool:
         for unit in document(page).units:
             if unit.words < self.max_words and is_terminating(unit.text):
                 unit.markers.add(INDICATES_END_OF_TEXT)
@@ -196,7 +197,7 @@ class DocumentTitleMatchClassifier(Step):
 
     name = "boilerpipe.DocumentTitleMatchClassifier"
 
-    def process(self, page: "Page") -> bool:
+    def process(self, page: Page) -> bool:
         doc = document(page)
         titles = potential_titles(doc.title)
         if titles:

@@ -24,8 +24,9 @@ was returns False.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from ...blocks import BOILERPLATE, CONTENT, Block
 
@@ -56,7 +57,7 @@ class TextUnit:
     markers: set[str] = field(default_factory=set)
 
     @classmethod
-    def of(cls, block: Block) -> "TextUnit":
+    def of(cls, block: Block) -> TextUnit:
         """The unit for a single Block, with Boilerpipe's counts taken from its features."""
         return cls(
             members=[block],
@@ -96,7 +97,7 @@ class TextUnit:
             changed |= b.set_label(label, score, step)
         return changed
 
-    def merge_next(self, other: "TextUnit", step: str) -> bool:
+    def merge_next(self, other: TextUnit, step: str) -> bool:
         """Java ``mergeNext``: sum the counts, OR the content flags, unite the markers.
 
         Returns whether a member Block's label changed, since the fused group's
@@ -136,7 +137,7 @@ class TextDocument:
         return [[b.index for b in u.members] for u in self.units]
 
 
-def document(page: "Page") -> TextDocument:
+def document(page: Page) -> TextDocument:
     """The page's Boilerpipe view, built on first use from ``page.blocks``."""
     doc = page.notes.get(NOTES_KEY)
     if doc is None:

@@ -33,7 +33,7 @@ class IgnoreBlocksAfterContentFilter(Step):
     def __init__(self, *, min_words: int = MIN_WORDS_BEFORE_END) -> None:
         self.min_words = min_words
 
-    def process(self, page: "Page") -> bool:
+    def process(self, page: Page) -> bool:
         changed, words, ended = False, 0, False
         for unit in document(page).units:
             if unit.is_content:
@@ -54,7 +54,7 @@ class BoilerplateBlockFilter(Step):
 
     name = "boilerpipe.BoilerplateBlockFilter"
 
-    def process(self, page: "Page") -> bool:
+    def process(self, page: Page) -> bool:
         doc = document(page)
         doc.units = [u for u in doc.units if u.is_content]
         return False
@@ -75,7 +75,7 @@ class KeepLargestBlockFilter(Step):
     def words(self, unit: TextUnit) -> int:
         return unit.words
 
-    def process(self, page: "Page") -> bool:
+    def process(self, page: Page) -> bool:
         units = document(page).units
         if len(units) < 2:
             return False
@@ -124,7 +124,7 @@ class ExpandTitleToContentFilter(Step):
 
     name = "boilerpipe.ExpandTitleToContentFilter"
 
-    def process(self, page: "Page") -> bool:
+    def process(self, page: Page) -> bool:
         units = document(page).units
         title, start = -1, -1
         for i, unit in enumerate(units):

@@ -52,7 +52,7 @@ class BlockProximityFusion(Step):
             f"content_only={content_only}, same_tag_level={same_tag_level})"
         )
 
-    def process(self, page: "Page") -> bool:
+    def process(self, page: Page) -> bool:
         doc = document(page)
         units = doc.units
         if len(units) < 2:
@@ -105,7 +105,7 @@ class SimpleBlockFusionProcessor(Step):
 
     name = "boilerpipe.SimpleBlockFusionProcessor"
 
-    def process(self, page: "Page") -> bool:
+    def process(self, page: Page) -> bool:
         doc = document(page)
         if len(doc.units) < 2:
             return False
