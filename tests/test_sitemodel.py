@@ -192,3 +192,20 @@ def test_learner_confidence_reads_a_published_cut():
     assert learner.confidence(page, block) == pytest.approx(0.2)
     page.notes["cuts"] = {"some-step": 0.3}
     assert learner.confidence(page, block) == pytest.approx(0.4)
+
+
+def test_classifier_votes_on_ambiguous_blocks_only_on_supervised_sites():
+    everything_ambiguous = SiteLearner(ambiguous_margin=10.0, min_examples=5, vote_bits=0.0)
+    plain = Declutter("density", flush_every=1, learner=everything_ambiguous)
+    for i in range(6):
+        result = plain.extract(article(i), f"https://example.org/{i}")
+    assert result.extra["site_learning"]["voted"] == 0  # self-supervised only: no votes
+    taught = Declutter("density", content_selector="#main", flush_every=1,
+                       learner=everything_ambiguous)
+    for i in range(6):
+        taught.extract(article(i), f"https://example.org/{i}")
+    unlabelled = article(8).replace('id="main"', 'id="other"')  # the selector finds nothing
+    result = taught.extract(unlabelled, "https://example.org/8")
+    assert result.extra["site_learning"]["voted"] > 0
+    assert "Paragraph 1 of story 8" in result.text
+    assert any(b.step == "site-ngram" for b in result.blocks)

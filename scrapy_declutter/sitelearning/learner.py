@@ -8,7 +8,11 @@ Labels, in order of trust:
    site's pages is boilerplate, whatever the generic steps said;
 3. the per-site n-gram classifier, for the blocks the generic steps left
    ambiguous (their score within ``ambiguous_margin`` of the step's cut) once
-   it has ``min_examples`` blocks of each class;
+   it has ``min_examples`` blocks of each class, with at least
+   ``vote_bits`` bits of log-odds per character, and (by default) only on
+   sites the user supervised: trained on self-supervised labels alone, its
+   votes removed good content on wcxb-dev (code samples, product lists)
+   as often as chrome;
 4. otherwise the generic steps' label stands.
 
 What trains the classifier: supervised blocks, template blocks (discard),
@@ -44,11 +48,15 @@ VOTE_BITS_PER_CHAR = 2.0
 #: Whether a vote may also turn a generic boilerplate label into content (recall), or
 #: only content into boilerplate (precision: site learning's job is removing chrome).
 VOTE_TO_CONTENT = True
+#: The classifier votes only on sites with user-labelled pages (see the module docstring).
+VOTE_NEEDS_SUPERVISION = True
 #: The template never takes more than this share of a page's content characters: a page
 #: that would lose more is a near-copy of pages already seen, not a template instance.
 MAX_TEMPLATE_CUT = 0.99
-#: A page's longest content block must have this many characters to identify a near-copy.
+#: Content blocks at least this long identify a near-copy (see ``_near_copy``).
 DUPLICATE_MIN_CHARS = 100
+#: How many of a page's longest content blocks must all be known for it to be a near-copy.
+DUPLICATE_BLOCKS = 3
 
 TEMPLATE_STEP = "site-template"
 NGRAM_STEP = "site-ngram"
@@ -76,7 +84,8 @@ class SiteLearner:
                  confident_margin: float = CONFIDENT_MARGIN, min_examples: int = MIN_EXAMPLES,
                  vote: bool = True, cuts: Mapping[str, float] | None = None,
                  vote_bits: float = VOTE_BITS_PER_CHAR,
-                 vote_to_content: bool = VOTE_TO_CONTENT) -> None:
+                 vote_to_content: bool = VOTE_TO_CONTENT,
+                 vote_needs_supervision: bool = VOTE_NEEDS_SUPERVISION) -> None:
         self.template_share = template_share
         self.min_pages = min_pages
         self.ambiguous_margin = ambiguous_margin
@@ -86,6 +95,7 @@ class SiteLearner:
         self.cuts = dict(cuts or {})
         self.vote_bits = vote_bits
         self.vote_to_content = vote_to_content
+        self.vote_needs_supervision = vote_needs_supervision
 
     def confidence(self, page: "Page", block: Block) -> float:
         """How far the block's score is past its step's cut, on the side of its label.
@@ -121,7 +131,8 @@ class SiteLearner:
         if not lesson.duplicate and self._too_much(page, template):
             lesson.duplicate = True
         clf = model.classifier
-        can_vote = self.vote and clf.ready(self.min_examples)
+        can_vote = self.vote and clf.ready(self.min_examples) and (
+            model.supervised > 0 or not self.vote_needs_supervision)
         for b, is_template in zip(page.blocks, template):
             if is_template and not (lesson.duplicate and b.is_content):
                 b.set_label(BOILERPLATE, 0.0, TEMPLATE_STEP)
@@ -141,12 +152,17 @@ class SiteLearner:
 
     @staticmethod
     def _near_copy(page: "Page", model: SiteModel, fingerprints: list[int]) -> bool:
-        """A page at a new URL whose longest content block the site has counted already."""
+        """A page at a new URL whose longest content blocks the site has all counted already.
+
+        The ``DUPLICATE_BLOCKS`` longest (not just the longest, which may be a
+        long template footer the generic steps kept) must all have been seen.
+        """
         if model.seen_url(page.url):
             return False
-        best = max(((b.text_chars, fp) for b, fp in zip(page.blocks, fingerprints) if b.is_content),
-                   default=(0, 0))
-        return best[0] >= DUPLICATE_MIN_CHARS and best[1] in model.fingerprints
+        longest = sorted(((b.text_chars, fp) for b, fp in zip(page.blocks, fingerprints)
+                          if b.is_content and b.text_chars >= DUPLICATE_MIN_CHARS), reverse=True)
+        top = longest[:DUPLICATE_BLOCKS]
+        return bool(top) and all(fp in model.fingerprints for _, fp in top)
 
     @staticmethod
     def _too_much(page: "Page", template: list[bool]) -> bool:
@@ -160,4 +176,5 @@ class SiteLearner:
         if lesson.duplicate:
             return
         model.observe(lesson.fingerprints, url)
+        model.supervised += lesson.supervised
         model.classifier.train_many(lesson.examples)

@@ -36,7 +36,7 @@ from .ngram import ModelFormatError, NGramClassifier
 #: Share of the site's pages a fingerprint must be seen on to be template.
 TEMPLATE_SHARE = 0.5
 #: Pages a site must have shown before any fingerprint counts as template.
-MIN_PAGES = 3
+MIN_PAGES = 2
 #: And a template fingerprint must have been seen on at least this many pages.
 MIN_TEMPLATE_PAGES = 2
 #: Fingerprints kept per site (an eviction runs past 5/4 of this).
@@ -85,6 +85,8 @@ class SiteModel:
     fingerprints: dict[int, int] = field(default_factory=dict)
     urls: dict[int, None] = field(default_factory=dict)  # an ordered set, oldest first
     classifier: NGramClassifier = field(default_factory=NGramClassifier)
+    #: Pages labelled by the user (selector, markers): the classifier has true labels.
+    supervised: int = 0
 
     # -- template -----------------------------------------------------------
     def template_threshold(self, *, share: float = TEMPLATE_SHARE, min_pages: int = MIN_PAGES) -> float:
@@ -113,6 +115,7 @@ class SiteModel:
     def merge(self, other: "SiteModel") -> "SiteModel":
         """Add another model (a delta) to this one; returns self."""
         self.pages += other.pages
+        self.supervised += other.supervised
         for fp, n in other.fingerprints.items():
             self.fingerprints[fp] = self.fingerprints.get(fp, 0) + n
         for h in other.urls:
@@ -146,6 +149,7 @@ class SiteModel:
             "version": FORMAT_VERSION,
             "site": self.site,
             "pages": self.pages,
+            "supervised": self.supervised,
             "fingerprints": [[fp, n] for fp, n in self.fingerprints.items()],
             "urls": list(self.urls),
             "classifier": self.classifier.to_data(),
@@ -174,6 +178,7 @@ class SiteModel:
                 fingerprints={int(fp): int(n) for fp, n in data["fingerprints"]},
                 urls=dict.fromkeys(int(h) for h in data["urls"]),
                 classifier=NGramClassifier.from_data(data["classifier"]),
+                supervised=int(data.get("supervised", 0)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelFormatError(f"bad site model data: {exc!r}") from None
@@ -195,6 +200,7 @@ class SiteModel:
         return {
             "site": self.site,
             "pages": self.pages,
+            "supervised_pages": self.supervised,
             "fingerprints": len(self.fingerprints),
             "template_fingerprints": sum(n >= threshold for n in self.fingerprints.values()),
             "urls": len(self.urls),
