@@ -124,3 +124,17 @@ def test_bad_or_newer_data_is_refused(mutate):
     mutate(data)
     with pytest.raises(ModelFormatError):
         NGramClassifier.from_data(data)
+
+
+def test_batched_training_equals_training_text_by_text():
+    examples = [(KEEP, "the cat sat"), (DISCARD, "Home | Login"), (KEEP, "on the mat"),
+                (DISCARD, "Sign in"), (KEEP, "\ud800 lone surrogate")]
+    one, batch = NGramClassifier(order=4), NGramClassifier(order=4)
+    for category, text in examples:
+        one.train(category, text)
+    batch.train_many(examples)
+    assert batch.examples == one.examples
+    for category in (KEEP, DISCARD):
+        assert len(batch.lms[category]) == len(one.lms[category])
+    for text in ["the mat", "Login", "sat on"]:
+        assert batch.classify(text).log_odds == pytest.approx(one.classify(text).log_odds)

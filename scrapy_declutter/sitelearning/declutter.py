@@ -102,8 +102,7 @@ class Declutter:
         result.extra["site_learning"] = {"pages": state.model.pages, "template": lesson.template,
                                          "voted": lesson.voted, "supervised": lesson.supervised}
         if self.learn and not state.model.seen_url(page.url):
-            for target in (state.model, state.delta):
-                self.learner.learn(target, lesson, page.url)
+            self.learner.learn((state.model, state.delta), lesson, page.url)
             state.unsaved += 1
             if state.unsaved >= self.flush_every:
                 self._flush(page.site, state)

@@ -24,11 +24,11 @@ decided from the model as it was *before* the page, then the page is learned.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..blocks import BOILERPLATE, CONTENT, Block
 from .model import MIN_PAGES, TEMPLATE_SHARE, SiteModel, fingerprint
-from .ngram import DISCARD, KEEP
+from .ngram import DISCARD, KEEP, prepare
 
 if TYPE_CHECKING:
     from ..page import Page
@@ -171,10 +171,12 @@ class SiteLearner:
         return content > 0 and cut > MAX_TEMPLATE_CUT * content
 
     @staticmethod
-    def learn(model: SiteModel, lesson: PageLesson, url: str | None) -> None:
-        """Add a page's lesson to a model (the site's, and the delta waiting to be stored)."""
-        if lesson.duplicate:
+    def learn(models: Sequence[SiteModel], lesson: PageLesson, url: str | None) -> None:
+        """Add a page's lesson to models (the site's, and the delta waiting to be stored)."""
+        if lesson.duplicate or not models:
             return
-        model.observe(lesson.fingerprints, url)
-        model.supervised += lesson.supervised
-        model.classifier.train_many(lesson.examples)
+        batch = prepare(lesson.examples, models[0].classifier.order)
+        for model in models:
+            model.observe(lesson.fingerprints, url)
+            model.supervised += lesson.supervised
+            model.classifier.add_prepared(batch)

@@ -73,7 +73,7 @@ class ModelFormatError(DeclutterError):
 
 def codepoints(text: str, max_chars: int = MAX_CHARS) -> np.ndarray:
     """The text's characters as uint64 code points (at most ``max_chars``)."""
-    raw = text[:max_chars].encode("utf-32-le")
+    raw = text[:max_chars].encode("utf-32-le", "surrogatepass")
     return np.frombuffer(raw, dtype="<u4").astype(np.uint64)
 
 
@@ -139,6 +139,14 @@ class NGramLM:
         if len(chars):
             keys = ngram_keys(chars, self.order)
             self._pending.append(keys[valid_mask(self.order, len(chars))])
+            self._compiled = None
+            if len(self._pending) >= FOLD_EVERY:
+                self._fold()
+
+    def add_keys(self, keys: np.ndarray) -> None:
+        """Add n-gram keys (from ``prepare``), one count each."""
+        if len(keys):
+            self._pending.append(keys)
             self._compiled = None
             if len(self._pending) >= FOLD_EVERY:
                 self._fold()
@@ -239,6 +247,29 @@ class NGramLM:
         return lm
 
 
+def prepare(examples: Iterable[tuple[str, str]], order: int) -> dict[str, tuple[np.ndarray, int]]:
+    """Per category, the n-gram keys of all its texts and how many texts: one NumPy pass each.
+
+    The texts are joined, and each position keeps only the contexts that do
+    not reach back into the previous text, so the counts equal training each
+    text on its own (LingPipe trains each text as its own sequence).
+    """
+    texts: dict[str, list[str]] = {}
+    for category, text in examples:
+        if category not in CATEGORIES:
+            raise ValueError(f"category must be one of {CATEGORIES}, not {category!r}")
+        if text:
+            texts.setdefault(category, []).append(text[:MAX_CHARS])
+    out: dict[str, tuple[np.ndarray, int]] = {}
+    for category, items in texts.items():
+        lengths = np.fromiter((len(t) for t in items), dtype=np.int64, count=len(items))
+        chars = codepoints("".join(items), max_chars=int(lengths.sum()))
+        keys = ngram_keys(chars, order)
+        offset = np.arange(len(chars)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        out[category] = (keys[np.arange(order)[:, None] <= offset[None, :]], len(items))
+    return out
+
+
 @dataclass(frozen=True)
 class Classification:
     """The winning category and the log-odds (bits) of keep over discard."""
@@ -273,8 +304,15 @@ class NGramClassifier:
             self._compiled = None
 
     def train_many(self, examples: Iterable[tuple[str, str]]) -> None:
-        for category, text in examples:
-            self.train(category, text)
+        """Train on many (category, text) pairs: the same counts as ``train`` on each, in one pass."""
+        self.add_prepared(prepare(examples, self.order))
+
+    def add_prepared(self, batch: "dict[str, tuple[np.ndarray, int]]") -> None:
+        """Add what ``prepare`` computed (one page's lesson goes to two models this way)."""
+        for category, (keys, n_texts) in batch.items():
+            self.lms[category].add_keys(keys)
+            self.examples[category] += n_texts
+            self._compiled = None
 
     def ready(self, min_examples: int = 1) -> bool:
         """Whether both categories have seen at least ``min_examples`` texts."""
