@@ -4,10 +4,13 @@ Servers send PNGs, PDFs and gzip streams as ``text/html``, and label
 windows-1251 or Shift_JIS pages ``charset=utf-8``. Parsed as HTML, the first
 give a page of control characters, the second a page of U+FFFD.
 
-Binary: a known file signature at offset 0, or more than ``MAX_CONTROL_RATIO``
-of C0 control bytes (NUL included; tab, newlines, form feed and ESC, which
-ISO-2022-JP uses, excluded) in the first ``SNIFF_BYTES``. A UTF-16 body, whose
-every other byte is NUL, is recognised first and decoded, not refused.
+Binary: a known file signature at offset 0, or, in the first ``SNIFF_BYTES``,
+more than ``MAX_CONTROL_RATIO`` of C0 control bytes other than NUL (tab,
+newlines, form feed and ESC, which ISO-2022-JP uses, excluded; random or
+compressed bytes have about 10 %), or more than ``MAX_NUL_RATIO`` of NULs.
+NULs are counted apart because HTML sprinkled with them is still HTML (the
+parser drops them), and a UTF-16 body, whose every other byte is NUL, is
+recognised first and decoded, not refused.
 
 Decoding follows the browser's order through w3lib (BOM, HTTP header,
 ``<meta charset>``, then UTF-8), with two repairs where the declared encoding
@@ -34,8 +37,10 @@ logger = logging.getLogger(__name__)
 
 #: Bytes looked at to decide whether a body is binary.
 SNIFF_BYTES = 4096
-#: Share of control bytes above which a body is binary, not text.
-MAX_CONTROL_RATIO = 0.10
+#: Share of control bytes (NUL aside) above which a body is binary, not text.
+MAX_CONTROL_RATIO = 0.05
+#: Share of NUL bytes above which a body is binary.
+MAX_NUL_RATIO = 0.30
 #: Bytes given to charset detection (it is linear and slow: ~0.1 s per MB).
 DETECT_BYTES = 256 * 1024
 
@@ -59,7 +64,7 @@ SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "ole"),
     (b"SQLite format 3\x00", "sqlite"),
 )
-_CONTROL = bytes(b for b in range(32) if b not in b"\t\n\r\x0b\x0c\x1b")
+_CONTROL = bytes(b for b in range(1, 32) if b not in b"\t\n\r\x0b\x0c\x1b")
 _CONTROL_CHARS = dict.fromkeys(_CONTROL)
 _UTF8 = "utf-8"
 _SINGLE_BYTE_WESTERN = frozenset({"cp1252", "latin-1", "iso8859-1", "ascii"})
@@ -97,19 +102,21 @@ def sniff_binary(body: bytes, content_type: str | None = None) -> str:
         return ""
     if utf16_without_bom(head):
         return ""
-    control = len(head) - len(head.translate(None, _CONTROL))
-    if head and control > MAX_CONTROL_RATIO * len(head):
-        return f"binary: {control} control bytes in the first {len(head)}"
+    return _ratios(head, len(head) - len(head.translate(None, _CONTROL)), head.count(0), "bytes")
+
+
+def _ratios(head: bytes | str, control: int, nul: int, unit: str) -> str:
+    if control > MAX_CONTROL_RATIO * len(head):
+        return f"binary: {control} control {unit} in the first {len(head)}"
+    if nul > MAX_NUL_RATIO * len(head):
+        return f"binary: {nul} NUL {unit} in the first {len(head)}"
     return ""
 
 
 def sniff_text(text: str) -> str:
     """``sniff_binary`` for text someone already decoded: the control-character share."""
     head = text[:SNIFF_BYTES]
-    control = len(head) - len(head.translate(_CONTROL_CHARS))
-    if head and control > MAX_CONTROL_RATIO * len(head):
-        return f"binary: {control} control characters in the first {len(head)}"
-    return ""
+    return _ratios(head, len(head) - len(head.translate(_CONTROL_CHARS)), head.count("\0"), "characters")
 
 
 def _strict(body: bytes, encoding: str) -> str | None:

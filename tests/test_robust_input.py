@@ -28,7 +28,8 @@ def assert_passed_through(result, kind: str) -> None:
 
 
 # -- empty, binary ---------------------------------------------------------------------
-@pytest.mark.parametrize("body", [b"", "", b"   \n\t\r\n  " * 50, " \n "])
+@pytest.mark.parametrize("body", [b"", "", b"   \n\t\r\n  " * 50, " \n "],
+                         ids=["empty-bytes", "empty-str", "whitespace-bytes", "whitespace-str"])
 def test_empty_and_whitespace_bodies_are_passed_through_with_a_reason(body, caplog):
     with caplog.at_level(logging.INFO, logger="scrapy_declutter"):
         result = extract(body, URL)
@@ -37,11 +38,12 @@ def test_empty_and_whitespace_bodies_are_passed_through_with_a_reason(body, capl
 
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 20
-GZIP = gzip.compress(b"<html><body><p>compressed twice</p></body></html>" * 50)
+GZIP = gzip.compress(b"<html><body><p>compressed twice</p></body></html>" * 50, mtime=0)
 PDF = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj <</Type/Catalog>> endobj\n" + bytes(range(256)) * 20
 
 
-@pytest.mark.parametrize("body,kind", [(PNG, "png"), (GZIP, "gzip"), (PDF, "pdf")])
+@pytest.mark.parametrize("body,kind", [(PNG, "png"), (GZIP, "gzip"), (PDF, "pdf")],
+                         ids=["png", "gzip", "pdf"])
 def test_binary_served_as_html_is_refused_by_its_signature(body, kind, caplog):
     with caplog.at_level(logging.WARNING, logger="scrapy_declutter"):
         result = extract(body, URL, content_type="text/html; charset=utf-8")
@@ -66,6 +68,15 @@ def test_html_with_nul_bytes_is_text_and_the_nuls_vanish():
     assert result.reason == ""
     assert result.blocks[0].text == "hello world"
     assert "\x00" not in result.text and LONG.split()[0] in result.text
+
+
+def test_html_dense_with_nuls_is_still_text_but_random_bytes_are_not():
+    import os
+
+    assert sniff_binary(b"<p>hel\x00lo wor\x00ld</p>" * 500) == ""  # 10 % NULs
+    assert extract(b"<p>hel\x00lo wor\x00ld</p>" * 500, URL).blocks[0].text == "hello world"
+    assert sniff_binary(os.urandom(4096)).startswith("binary:")
+    assert sniff_binary(b"\x00" * 3000 + b"<p>padding</p>").startswith("binary:")
 
 
 @pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be"])
