@@ -6,12 +6,13 @@ from .errors import DeclutterError, UnknownExtractorError
 from .extractors import Extractor, build_extractor, extractors
 from .page import Page
 from .result import Result
-from .sitelearning import Declutter
 
 __version__ = "0.1.0"
 
-#: Scrapy components, imported on first use: importing Scrapy costs ~0.5 s.
-_SCRAPY_COMPONENTS = {
+#: Imported on first use: Scrapy costs ~0.5 s to import and site learning
+#: pulls in NumPy; ``extract()`` needs neither.
+_LAZY = {
+    "Declutter": "scrapy_declutter.sitelearning",
     "Addon": "scrapy_declutter.integration.addon",
     "DeclutterMiddleware": "scrapy_declutter.integration.middleware",
     "DeclutterSpiderMiddleware": "scrapy_declutter.integration.spidermw",
@@ -19,8 +20,8 @@ _SCRAPY_COMPONENTS = {
 }
 
 
-def __getattr__(name: str):  # PEP 562: lazy re-export of the Scrapy components
-    module = _SCRAPY_COMPONENTS.get(name)
+def __getattr__(name: str):  # PEP 562: lazy re-exports
+    module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'scrapy_declutter' has no attribute {name!r}")
     from importlib import import_module

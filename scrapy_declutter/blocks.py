@@ -30,9 +30,12 @@ BLOCK_TAGS = frozenset(
     select summary table tbody td textarea tfoot th thead title tr ul
     """.split()
 )
-#: Tags whose content is never visible text.
+#: Tags whose content is never visible text (``noframes``/``noembed`` hold raw
+#: markup that lxml keeps as text). ``noscript`` is not one of them: a crawler
+#: runs no scripts, so it sees what a browser with scripts off shows, and some
+#: sites (Discourse, Flarum forums) put their whole content there.
 SKIP_TAGS = frozenset(
-    "script style noscript template svg iframe head object embed math".split()
+    "script style template svg iframe head object embed math noframes noembed".split()
 )
 HEADING_TAGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 LIST_TAGS = frozenset("ul ol dl li dt dd menu dir".split())
@@ -76,6 +79,8 @@ class Block:
     text_density: float
     char_density: float
     wrapped_lines: int
+    #: Characters of link text, counted as jusText counts them (link texts joined).
+    link_chars: int = 0
     stopwords: int = 0
     stopword_density: float = 0.0
     position: float = 0.0
@@ -190,7 +195,7 @@ def segment(root: etree._Element) -> list[Block]:
                 record = records[el] = _ancestor(el)
             ancestors.append(record)
         blocks.append(
-            _make_block(len(blocks), text, " ".join(link_parts), block_el, markup, tags,
+            _make_block(len(blocks), text, link_parts, block_el, markup, tags,
                         tuple(ancestors), tree)
         )
 
@@ -263,7 +268,7 @@ def segment(root: etree._Element) -> list[Block]:
 def _make_block(
     index: int,
     text: str,
-    link_text: str,
+    link_parts: list[str],
     el: etree._Element,
     markup: int,
     tags: int,
@@ -272,7 +277,8 @@ def _make_block(
 ) -> Block:
     words = text.split()
     n_words = len(words)
-    link_words = min(len(link_text.split()), n_words)
+    link_words = min(len(" ".join(link_parts).split()), n_words) if link_parts else 0
+    link_chars = len(" ".join("".join(link_parts).split())) if link_parts else 0
     in_lines, lines = wrapped_lines(words)
     text_chars = len(text)
     return Block(
@@ -290,4 +296,5 @@ def _make_block(
         text_density=in_lines / lines,
         char_density=(text_chars + 1) / (text_chars + markup + 1),
         wrapped_lines=lines,
+        link_chars=link_chars,
     )

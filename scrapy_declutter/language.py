@@ -149,20 +149,21 @@ def declared_language(page: "Page") -> str | None:
 
 
 def page_language(page: "Page", *, detect: bool = True) -> str:
-    """The language stop-word features should use: declared, else guessed, else ``page.language``.
+    """The language stop-word features should use: declared, else guessed, else English.
 
     Decided once per page and kept in ``page.notes`` (``language`` and
     ``language_source``: declared / detected / default), so every step that
     needs it agrees and pays once.
     """
     noted = page.notes.get(NOTE_LANGUAGE)
-    if noted and (not detect or page.notes.get(NOTE_LANGUAGE_SOURCE) != "default"):
+    source = page.notes.get(NOTE_LANGUAGE_SOURCE)
+    if noted and (source == "declared" or (detect and source == "detected")):
         return noted
     language, source = declared_language(page), "declared"
     if language is None and detect:
         language, source = default_guesser().guess(_page_words(page, MAX_WORDS)), "detected"
     if language is None:
-        language, source = page.language, "default"
+        language, source = DEFAULT_LANGUAGE, "default"
     page.notes[NOTE_LANGUAGE] = language
     page.notes[NOTE_LANGUAGE_SOURCE] = source
     return language

@@ -17,6 +17,7 @@ from parsel import Selector
 
 from .blocks import Block, segment
 from .features import DEFAULT_LANGUAGE, count_stopwords, normalise_language, stoplist
+from .language import page_language
 from .limits import DEFAULT_LIMITS, NO_TEXT, TOO_DEEP, Limits, empty_root, log_reason
 from .salvage import flatten, whole_document
 from .sniff import decode_html
@@ -81,6 +82,9 @@ class Page:
         if not page.blocks and not page.reason:
             page.reason = NO_TEXT
         log_reason(url, page.reason)
+        # Declared, else guessed from the blocks' stop words, else English:
+        # stop-word features in the wrong language mislead every step.
+        page.language = language = page_language(page)
         stops = stoplist(language)
         if stops:
             for b in page.blocks:

@@ -32,10 +32,15 @@ def test_inline_tags_add_no_space_a_browser_would_not_show():
     assert texts("<p>un<b>believ</b>able</p>") == ["unbelievable"]
 
 
-@pytest.mark.parametrize("tag", ["script", "style", "noscript", "template", "svg", "iframe"])
+@pytest.mark.parametrize("tag", ["script", "style", "template", "svg", "iframe"])
 def test_invisible_elements_never_produce_text(tag):
     html = f"<body><p>seen <{tag}>hidden words</{tag}> also seen</p></body>"
     assert texts(html) == ["seen also seen"]
+
+
+def test_noscript_text_is_what_a_crawler_sees():
+    html = "<body><noscript><div class=post>The post a reader without scripts gets.</div></noscript></body>"
+    assert texts(html) == ["The post a reader without scripts gets."]
 
 
 def test_head_and_comments_never_produce_text():
@@ -53,6 +58,7 @@ def test_link_density_counts_words_inside_anchors():
     (b,) = Page.from_html("<p>one two <a href=x>three four</a> five</p>").blocks
     assert (b.words, b.link_words) == (5, 2)
     assert b.link_density == pytest.approx(2 / 5)
+    assert b.link_chars == len("three four")
 
 
 def test_nested_block_text_goes_to_the_innermost_block():

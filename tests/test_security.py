@@ -147,8 +147,6 @@ def test_script_style_and_hidden_markup_never_reach_the_text(hidden):
         assert "<script" not in result.text.lower() and "<p>" not in result.text
 
 
-@pytest.mark.xfail(reason="blocks.SKIP_TAGS lacks noframes/noembed, whose content lxml keeps as raw "
-                          "markup text (asked of the lead)", strict=False)
 @pytest.mark.parametrize("tag", ["noframes", "noembed"])
 def test_raw_text_fallback_elements_never_reach_the_text(tag):
     html = f"<html><body>{FILLER}<{tag}><p>{SECRET} fallback</p></{tag}>{FILLER}</body></html>"

@@ -28,7 +28,7 @@ Where the seed and the jusText package (3.0) differ, the seed wins:
 
 Where our segmentation differs from the package's (see the README): more
 block tags split text (HTML5 sectioning tags, ``ol``, ``tbody`` ...), and
-``noscript``/``svg``/``template`` never produce text. The seed's
+``svg``/``template`` never produce text. The seed's
 "``<header>``" is HTML's ``<head>``, which never produces text here either;
 HTML5 ``<header>`` elements are kept, as the package keeps them.
 """
