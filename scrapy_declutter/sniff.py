@@ -175,3 +175,21 @@ def decode_html(body: bytes, content_type: str | None = None) -> str:
             logger.info("bytes declared %s are valid UTF-8; decoded as UTF-8", encoding)
             text = as_utf8.lstrip("\ufeff")
     return text
+
+
+def redecoded(body: bytes, content_type: str | None, text: str) -> str | None:
+    """A better decoding of ``body`` than ``text`` (e.g. Scrapy's ``response.text``), or None.
+
+    For callers that decoded with the declared charset alone: it applies the
+    two repairs of ``decode_html`` and returns the repaired text only when
+    one of them applies, so the usual case costs a count of U+FFFD (and an
+    ASCII check when the declared charset is a Western single-byte one).
+    """
+    encoding = _canonical(http_content_type_encoding(content_type)) or _UTF8
+    if "\ufffd" in text and _utf8_is_a_lie(body, text):
+        better = decode_html(body, content_type)
+    elif encoding in _SINGLE_BYTE_WESTERN and not body.isascii():
+        better = decode_html(body, content_type)
+    else:
+        return None
+    return better if better != text else None

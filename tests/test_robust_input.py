@@ -123,6 +123,20 @@ def test_real_latin1_bytes_under_a_latin1_header_stay_latin1():
     assert "naïve café crème" in decode_html(body, "text/html; charset=ISO-8859-1")
 
 
+def test_redecoded_repairs_what_scrapy_decoded_with_a_lying_header():
+    from scrapy.http import HtmlResponse
+
+    from scrapy_declutter.sniff import redecoded
+
+    body = f"<html><body><p>{RUSSIAN}</p></body></html>".encode("cp1251")
+    response = HtmlResponse(URL, body=body, headers={"Content-Type": "text/html; charset=utf-8"})
+    assert "\ufffd" in response.text
+    better = redecoded(body, "text/html; charset=utf-8", response.text)
+    assert better is not None and " ".join(RUSSIAN.split()) in " ".join(better.split())
+    good = HtmlResponse(URL, body=f"<p>{RUSSIAN}</p>".encode(), headers={"Content-Type": "text/html; charset=utf-8"})
+    assert redecoded(good.body, "text/html; charset=utf-8", good.text) is None
+
+
 # -- size, depth, width -------------------------------------------------------------------
 def test_a_20mb_page_is_refused_unparsed(caplog):
     body = b"<html><body>" + b"<p>" + b"lorem ipsum dolor sit amet " * 800_000 + b"</p></body></html>"
