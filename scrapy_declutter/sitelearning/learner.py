@@ -5,7 +5,8 @@ Labels, in order of trust:
 1. the user's supervision (a content selector or the seed's comment
    markers), when the page offers it: it decides every block;
 2. the template: a block whose fingerprint is on ``TEMPLATE_SHARE`` of the
-   site's pages is boilerplate, whatever the generic steps said;
+   site's pages is boilerplate, whatever the generic steps said, unless the
+   page repeats it ``MAX_REPEATS_IN_PAGE`` times (list items);
 3. the per-site n-gram classifier, for the blocks the generic steps left
    ambiguous (their score within ``ambiguous_margin`` of the step's cut) once
    it has ``min_examples`` blocks of each class, with at least
@@ -23,6 +24,7 @@ decided from the model as it was *before* the page, then the page is learned.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping, Sequence
 
@@ -53,6 +55,8 @@ VOTE_NEEDS_SUPERVISION = True
 #: The template never takes more than this share of a page's content characters: a page
 #: that would lose more is a near-copy of pages already seen, not a template instance.
 MAX_TEMPLATE_CUT = 0.99
+#: A fingerprint on this many blocks of one page is list items, never template.
+MAX_REPEATS_IN_PAGE = 3
 #: Content blocks at least this long identify a near-copy (see ``_near_copy``).
 DUPLICATE_MIN_CHARS = 100
 #: How many of a page's longest content blocks must all be known for it to be a near-copy.
@@ -127,7 +131,11 @@ class SiteLearner:
             return lesson
         threshold = model.template_threshold(share=self.template_share, min_pages=self.min_pages)
         lesson.duplicate = self._near_copy(page, model, lesson.fingerprints)
-        template = [model.fingerprints.get(fp, 0) >= threshold for fp in lesson.fingerprints]
+        in_page = Counter(lesson.fingerprints)
+        # A pattern repeated within the page ("(133) reviews, 4.6 out of 5 stars" once
+        # digits are folded) is a list's items, not the site's template.
+        template = [model.fingerprints.get(fp, 0) >= threshold and in_page[fp] < MAX_REPEATS_IN_PAGE
+                    for fp in lesson.fingerprints]
         if not lesson.duplicate and self._too_much(page, template):
             lesson.duplicate = True
         clf = model.classifier

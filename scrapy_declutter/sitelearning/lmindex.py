@@ -24,8 +24,8 @@ import numpy as np
 #: A key is ``hash32(context) << SHIFT | char``.
 SHIFT = np.uint64(32)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-#: Buckets per key: with four, about 3% of buckets hold more than one key.
-BUCKETS_PER_KEY = 4
+#: Buckets per key: with two, about 10% of buckets hold more than one key.
+BUCKETS_PER_KEY = 2
 
 
 class HashIndex:
@@ -36,14 +36,14 @@ class HashIndex:
         self.bits = max(4, int(BUCKETS_PER_KEY * n - 1).bit_length() if n else 4)
         slots = self._slot(keys)
         #: ``keys[order]`` is the keys in bucket order; values are permuted the same way.
-        self.order = np.argsort(slots, kind="stable")
+        self.order = np.argsort(slots, kind="stable").astype(np.int32)
         self.keys = keys[self.order]
-        self.starts = np.zeros((1 << self.bits) + 1, dtype=np.int64)
+        self.starts = np.zeros((1 << self.bits) + 1, dtype=np.int32)
         np.cumsum(np.bincount(slots, minlength=1 << self.bits), out=self.starts[1:])
 
     @property
     def nbytes(self) -> int:
-        return self.keys.nbytes + self.starts.nbytes
+        return self.keys.nbytes + self.starts.nbytes + self.order.nbytes
 
     def _slot(self, keys: np.ndarray) -> np.ndarray:
         return ((keys * _GOLDEN) >> np.uint64(64 - self.bits)).astype(np.intp)
@@ -110,10 +110,14 @@ class Scorer:
         self.index = HashIndex(np.concatenate([union, ctx_keys]))
         zeros_c, zeros_n = np.zeros((n_lms, len(ctx_keys))), np.zeros((n_lms, n))
         order, zero = self.index.order, np.zeros((n_lms, 1))
-        # Values in the index's bucket order, then one zero column for "absent".
-        self.counts = np.hstack([np.hstack([counts, zeros_c])[:, order], zero])
-        self.totals = np.hstack([np.hstack([zeros_n, totals])[:, order], zero])
-        self.exts = np.hstack([np.hstack([zeros_n, exts])[:, order], zero])
+        # Values in the index's bucket order, then one zero column for "absent";
+        # float32 holds counts exactly up to 2**24 and halves the tables.
+        def table(parts: list[np.ndarray]) -> np.ndarray:
+            return np.hstack([np.hstack(parts)[:, order], zero]).astype(np.float32)
+
+        self.counts = table([counts, zeros_c])
+        self.totals = table([zeros_n, totals])
+        self.exts = table([zeros_n, exts])
         self.lambdas = np.asarray(lambda_factors, dtype=np.float64)[:, None, None]
         self.base = 1.0 / alphabet_size
 
@@ -130,8 +134,8 @@ class Scorer:
         queries = np.stack([keys, ((keys >> SHIFT) << SHIFT) | CTX_TAG])
         pos = self.index.find(queries)
         pos[:, ~mask] = self.counts.shape[1] - 1  # no such context: the zero column
-        c_hc = np.take(self.counts, pos[0], axis=1)  # (L, order, m)
-        c_h = np.take(self.totals, pos[1], axis=1)
+        c_hc = np.take(self.counts, pos[0], axis=1).astype(np.float64)  # (L, order, m)
+        c_h = np.take(self.totals, pos[1], axis=1).astype(np.float64)
         weight = self.lambdas * np.take(self.exts, pos[1], axis=1)  # L·E(h)
         # Witten–Bell in one fraction: λ·C(hc)/C(h) + (1−λ)·p = (C(hc) + L·E(h)·p) / (C(h) + L·E(h)).
         # A context that never occurred has C(h) = E(h) = 0: adding 1 to both

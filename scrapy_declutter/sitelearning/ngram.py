@@ -47,13 +47,17 @@ DEFAULT_ORDER = 6
 #: LingPipe's default ``maxChars``: the uniform base spreads over this many characters.
 ALPHABET_SIZE = 65535
 #: Stored n-grams per language model before the rarest are pruned (12 bytes each).
-MAX_ENTRIES = 65536
+MAX_ENTRIES = 32768
 #: Pruning keeps this share of ``max_entries``, so it does not run on every update.
 PRUNE_TO = 0.75
 #: Only the first characters of a block are modelled: enough to classify, and it bounds cost.
 MAX_CHARS = 2000
-#: Batches of pending n-grams folded into the sorted arrays at once.
-FOLD_EVERY = 16
+#: Pending n-gram batches are folded into the sorted arrays once they hold this many keys
+#: (a multiple of ``max_entries``), which bounds the memory they take between folds.
+FOLD_AT = 1.0
+#: A classifier keeps scoring with its look-up tables until this share of new n-gram
+#: occurrences (relative to what they were built from) has been trained since.
+STALE_SHARE = 0.125
 #: Format version of ``to_data``; a newer one is refused on load.
 FORMAT_VERSION = 1
 
@@ -130,6 +134,7 @@ class NGramLM:
         self._keys = np.empty(0, dtype=np.uint64)  # sorted, unique
         self._counts = np.empty(0, dtype=np.int64)
         self._pending: list[np.ndarray] = []
+        self._pending_size = 0
         self._compiled: Scorer | None = None
 
     # -- training ---------------------------------------------------------
@@ -138,17 +143,15 @@ class NGramLM:
         chars = codepoints(text)
         if len(chars):
             keys = ngram_keys(chars, self.order)
-            self._pending.append(keys[valid_mask(self.order, len(chars))])
-            self._compiled = None
-            if len(self._pending) >= FOLD_EVERY:
-                self._fold()
+            self.add_keys(keys[valid_mask(self.order, len(chars))])
 
     def add_keys(self, keys: np.ndarray) -> None:
         """Add n-gram keys (from ``prepare``), one count each."""
         if len(keys):
             self._pending.append(keys)
+            self._pending_size += len(keys)
             self._compiled = None
-            if len(self._pending) >= FOLD_EVERY:
+            if self._pending_size >= FOLD_AT * self.max_entries:
                 self._fold()
 
     def merge(self, other: "NGramLM") -> None:
@@ -163,7 +166,7 @@ class NGramLM:
         if not self._pending:
             return
         batch = np.concatenate(self._pending)
-        self._pending = []
+        self._pending, self._pending_size = [], 0
         keys, counts = np.unique(batch, return_counts=True)
         self._set(*self._combine([self._keys, keys], [self._counts, counts.astype(np.int64)]))
 
@@ -294,14 +297,14 @@ class NGramClassifier:
                     for c in CATEGORIES}
         self.examples = {c: 0 for c in CATEGORIES}
         self._compiled: Scorer | None = None
+        self._compiled_size = 0  # n-gram occurrences the tables were built from
+        self._added = 0  # n-gram occurrences trained since
 
     def train(self, category: str, text: str) -> None:
         if category not in self.lms:
             raise ValueError(f"category must be one of {CATEGORIES}, not {category!r}")
         if text:
-            self.lms[category].train(text)
-            self.examples[category] += 1
-            self._compiled = None
+            self.add_prepared(prepare([(category, text)], self.order))
 
     def train_many(self, examples: Iterable[tuple[str, str]]) -> None:
         """Train on many (category, text) pairs: the same counts as ``train`` on each, in one pass."""
@@ -312,7 +315,7 @@ class NGramClassifier:
         for category, (keys, n_texts) in batch.items():
             self.lms[category].add_keys(keys)
             self.examples[category] += n_texts
-            self._compiled = None
+            self._added += len(keys)
 
     def ready(self, min_examples: int = 1) -> bool:
         """Whether both categories have seen at least ``min_examples`` texts."""
@@ -326,29 +329,39 @@ class NGramClassifier:
         chars = codepoints(text)
         joint = {c: self.log_prior(c) for c in CATEGORIES}
         if len(chars):
-            if self._compiled is None:
-                for lm in self.lms.values():
-                    lm._fold()
-                self._compiled = Scorer([(lm._keys, lm._counts) for lm in self.lms.values()],
-                                        [lm.lambda_factor for lm in self.lms.values()],
-                                        self.lms[KEEP].alphabet_size)
-            probs = self._compiled.probs(ngram_keys(chars, self.order),
+            probs = self._scorer().probs(ngram_keys(chars, self.order),
                                          valid_mask(self.order, len(chars)))
             for c, row in zip(CATEGORIES, np.log2(probs).sum(axis=1)):
                 joint[c] += float(row)
         odds = joint[KEEP] - joint[DISCARD]
         return Classification(KEEP if odds >= 0 else DISCARD, odds)
 
+    def _scorer(self) -> Scorer:
+        """The look-up tables, rebuilt once ``STALE_SHARE`` more has been trained.
+
+        Rebuilding costs about as much as scoring a whole page, so a crawl
+        that trains after every page scores with tables at most 1/8 behind.
+        """
+        if self._compiled is None or self._added > STALE_SHARE * max(self._compiled_size, 4096):
+            for lm in self.lms.values():
+                lm._fold()
+            self._compiled = Scorer([(lm._keys, lm._counts) for lm in self.lms.values()],
+                                    [lm.lambda_factor for lm in self.lms.values()],
+                                    self.lms[KEEP].alphabet_size)
+            self._compiled_size = int(sum(lm._counts.sum() for lm in self.lms.values()))
+            self._added = 0
+        return self._compiled
+
     def merge(self, other: "NGramClassifier") -> None:
         for c in CATEGORIES:
             self.lms[c].merge(other.lms[c])
             self.examples[c] += other.examples[c]
-        self._compiled = None
+        self._compiled = None  # a merge can change everything: rebuild
 
     @property
     def nbytes(self) -> int:
         """Stored arrays plus the look-up tables scoring builds."""
-        self.classify("x")
+        self._scorer()
         stored = sum(lm._keys.nbytes + lm._counts.nbytes for lm in self.lms.values())
         return stored + (self._compiled.nbytes if self._compiled else 0)
 
