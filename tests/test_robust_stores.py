@@ -150,3 +150,74 @@ def site_url():
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
+
+
+# -- Redis going away in the middle of a real crawl, and coming back ------------------------------
+CHAIN = ["p1", "p2", "down", "p3", "p4", "up", "p5", "p6"]
+
+
+def test_redis_going_away_mid_crawl_and_back_costs_no_item(tmp_path):
+    """Pages link in a chain, one request at a time; fetching /down.html kills redis-server,
+    /up.html starts it again. Pages of the outage belong to a site not loaded yet (per-request
+    ``site_key``), so the store is asked and found gone. Every item is exported; the first
+    site's learning waits in memory and lands in the revived server on close."""
+    import functools
+    import json
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    pytest.importorskip("redis")
+    from test_scrapy_crawl import crawl, feed, read_jsonl
+    from test_stores import REDIS_SERVER, _free_port, _start_redis
+
+    from scrapy_declutter.sitelearning.stores import open_store
+
+    if not __import__("shutil").which(REDIS_SERVER):
+        pytest.skip("redis-server is not installed")
+    site = tmp_path / "site"
+    site.mkdir()
+    for i, name in enumerate(CHAIN):
+        nxt = f"<a href='/{CHAIN[i + 1]}.html'>next</a>" if i + 1 < len(CHAIN) else ""
+        body = f"Page {name} of the chain tells its own story about the garden. " * 6
+        (site / f"{name}.html").write_text(
+            f"<html><body><nav>Home | About | Contact us today</nav><p>{body}</p>{nxt}"
+            "<footer>Shared footer of the club site, on every page.</footer></body></html>")
+    port = _free_port()
+    redis = {"proc": _start_redis(port)}
+
+    class Handler(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            if self.path == "/down.html":
+                redis["proc"].terminate()
+                redis["proc"].wait(10)
+            elif self.path == "/up.html":
+                redis["proc"] = _start_redis(port)
+            super().do_GET()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    uri = f"redis://127.0.0.1:{port}/0"
+    try:
+        out = tmp_path / "items.jsonl"
+        (stats,), log = crawl(tmp_path, {
+            "settings": {**feed(out), "DECLUTTER_STORE": uri, "CONCURRENT_REQUESTS": 1},
+            "args": {"start_url": f"http://127.0.0.1:{server.server_address[1]}/p1.html",
+                     "meta": json.dumps({f"/{n}.html": {"site_key": "outage.example"} for n in ("p3", "p4")})},
+        })
+        items = read_jsonl(out)
+        assert set(items) == {f"/{name}.html" for name in CHAIN}  # nothing lost
+        for name in CHAIN:
+            assert f"Page {name} of the chain" in items[f"/{name}.html"]["clean_text"]
+        assert "declutter/errors" not in stats
+        assert "unavailable" in log
+        with open_store(uri) as store:  # the revived (empty) server got what waited in memory
+            assert store.load("127.0.0.1").pages >= 1
+            assert store.load("outage.example") is None  # learned nothing while the store was gone
+    finally:
+        server.shutdown()
+        server.server_close()
+        redis["proc"].terminate()
+        redis["proc"].wait(10)
