@@ -35,6 +35,7 @@ from scrapy_declutter.steps.dragnet_features import (
     block_tokens,
     element_tokens,
     page_features,
+    page_tokens,
     token_features,
 )
 from scrapy_declutter.training.dragnet import (
@@ -148,6 +149,7 @@ def test_vectorised_training_features_equal_inference_features(wcxb):
                   np.zeros(len(sets), bool), np.ones(len(sets)))
     assert pd.token_features(vec) == pytest.approx(token_features(sets, odds))
     assert page_features(page.blocks, odds).shape == (len(page.blocks), len(FEATURE_NAMES))
+    assert page_tokens(page.blocks) == sets  # the memoised page form equals the per-block one
 
 
 # --- training -----------------------------------------------------------------------------------

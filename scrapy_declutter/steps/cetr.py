@@ -73,10 +73,14 @@ def _centred(x: np.ndarray, kernel: np.ndarray) -> np.ndarray:
 def derivative(smoothed: Sequence[float] | np.ndarray, alpha: int = ALPHA) -> np.ndarray:
     """|mean of the next ``alpha`` values − the value|; fewer successors near the end, 0 for the last."""
     s = np.asarray(smoothed, dtype=float)
-    out = np.zeros_like(s)
-    for i in range(s.size - 1):
-        ahead = s[i + 1 : i + 1 + alpha]
-        out[i] = abs(ahead.mean() - s[i])
+    n = s.size
+    cum = np.concatenate([[0.0], np.cumsum(s)])
+    start = np.arange(1, n + 1)
+    stop = np.minimum(start + alpha, n)
+    count = stop - start  # successors in the window: alpha, fewer near the end, 0 for the last
+    out = np.zeros(n)
+    has = count > 0
+    out[has] = np.abs((cum[stop[has]] - cum[start[has]]) / count[has] - s[has])
     return out
 
 

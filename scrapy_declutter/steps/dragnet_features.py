@@ -64,17 +64,40 @@ def element_tokens(ancestor: Ancestor) -> set[str]:
     return out
 
 
-def block_tokens(block: Block, near: int = NEAR_ANCESTORS) -> tuple[frozenset[str], frozenset[str]]:
-    """(tokens of the block's element and all kept ancestors, tokens of the nearest ``near``)."""
+def block_tokens(
+    block: Block, near: int = NEAR_ANCESTORS, memo: dict[int, frozenset[str]] | None = None
+) -> tuple[frozenset[str], frozenset[str]]:
+    """(tokens of the block's element and all kept ancestors, tokens of the nearest ``near``).
+
+    ``memo`` caches each element's tokens by object identity: the blocks of a
+    page share their Ancestor objects, so one page tokenises each element once.
+    """
+    memo = {} if memo is None else memo
     all_tokens: set[str] = set()
     near_tokens: set[str] = set()
     count = len(block.ancestors)
     for i, ancestor in enumerate(block.ancestors):
-        toks = element_tokens(ancestor)
+        toks = memo.get(id(ancestor))
+        if toks is None:
+            toks = memo[id(ancestor)] = frozenset(element_tokens(ancestor))
         all_tokens |= toks
         if i >= count - near:
             near_tokens |= toks
     return frozenset(all_tokens), frozenset(near_tokens)
+
+
+def page_tokens(blocks: Sequence[Block]) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """``block_tokens`` of every block of a page; blocks with the same ancestors share the result."""
+    memo: dict[int, frozenset[str]] = {}
+    by_path: dict[tuple[int, ...], tuple[frozenset[str], frozenset[str]]] = {}
+    out = []
+    for b in blocks:
+        key = tuple(map(id, b.ancestors))
+        found = by_path.get(key)
+        if found is None:
+            found = by_path[key] = block_tokens(b, memo=memo)
+        out.append(found)
+    return out
 
 
 def shallow_features(blocks: Sequence[Block]) -> np.ndarray:
@@ -130,5 +153,4 @@ def token_features(
 
 def page_features(blocks: Sequence[Block], odds: Mapping[str, float]) -> np.ndarray:
     """The full feature matrix of one page, in ``FEATURE_NAMES`` order."""
-    tokens = [block_tokens(b) for b in blocks]
-    return np.hstack([base_features(blocks), token_features(tokens, odds)])
+    return np.hstack([base_features(blocks), token_features(page_tokens(blocks), odds)])

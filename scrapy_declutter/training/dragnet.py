@@ -26,7 +26,7 @@ import numpy as np
 from ..evaluation.dataset import Sample
 from ..evaluation.metric import Score, word_prf
 from ..steps.dragnet import DragnetModel
-from ..steps.dragnet_features import FEATURE_NAMES, base_features, block_tokens
+from ..steps.dragnet_features import FEATURE_NAMES, base_features, page_tokens
 from .alignment import align_blocks, page_of
 
 #: Pseudo-count (in pages' worth of words) that pulls rare tokens' odds towards 0.
@@ -108,7 +108,7 @@ def featurise(sample: Sample, vocab: Vocabulary) -> PageData:
     blocks = page.blocks
     words = np.array([b.words for b in blocks], dtype=float)
     total = words.sum()
-    rows, ids, near = vocab.index([block_tokens(b) for b in blocks])
+    rows, ids, near = vocab.index(page_tokens(blocks))
     return PageData(
         sample=sample,
         texts=[b.text for b in blocks],
