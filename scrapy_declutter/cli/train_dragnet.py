@@ -43,7 +43,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..evaluation.dataset import load_dataset
-    from ..training.dragnet import CITATION, build_corpus, cross_validate, f1_by_type, mean_scores, train
+    from ..training.dragnet import (
+        CITATION,
+        build_corpus,
+        cross_validate,
+        f1_by_type,
+        mean_scores,
+        train,
+    )
 
     def tick(i: int) -> None:
         if not args.no_progress and (i + 1) % 100 == 0:
@@ -53,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     pages, vocab = build_corpus(samples, progress=tick)
     blocks = sum(len(pd.texts) for pd in pages)
     print(f"{len(pages)} pages, {blocks} blocks, {len(vocab)} distinct class/id tokens from {args.dataset}")
-    params = dict(l2=args.l2, min_domains=args.min_domains, max_tokens=args.max_tokens)
+    params = {"l2": args.l2, "min_domains": args.min_domains, "max_tokens": args.max_tokens}
     meta: dict = {**CITATION, "params": params, "pages": len(pages)}
     if args.cv and args.cv > 1:
         scores = cross_validate(pages, vocab, folds=args.cv, **params)

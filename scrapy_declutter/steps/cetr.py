@@ -23,8 +23,8 @@ quantile points, never from random draws.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -49,7 +49,7 @@ def gaussian_kernel(sigma: float = SIGMA) -> np.ndarray:
     """Normalised Gaussian weights over offsets −⌈3σ⌉ … ⌈3σ⌉."""
     if sigma <= 0:
         return np.ones(1)
-    radius = int(math.ceil(3 * sigma))
+    radius = math.ceil(3 * sigma)
     offsets = np.arange(-radius, radius + 1, dtype=float)
     weights = np.exp(-(offsets**2) / (2 * sigma**2))
     return weights / weights.sum()
@@ -113,7 +113,7 @@ def kmeans(points: np.ndarray, k: int = N_CLUSTERS, *, max_iter: int = MAX_ITER)
     k = max(1, min(k, n))
     norms = np.linalg.norm(pts, axis=1)
     order = np.argsort(norms, kind="stable")
-    starts = [order[int(round(q * (n - 1)))] for q in np.linspace(0.0, 1.0, k)]
+    starts = [order[round(q * (n - 1))] for q in np.linspace(0.0, 1.0, k)]
     centres = pts[starts].copy()
     labels = np.full(n, -1)
     for _ in range(max_iter):

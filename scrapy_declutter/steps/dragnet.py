@@ -21,10 +21,11 @@ import gzip
 import json
 import math
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -69,7 +70,7 @@ class DragnetModel:
         z = ((features - self.mean) / self.scale) @ self.weights + self.bias
         return 1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0)))
 
-    def predict_page(self, page: "Page") -> np.ndarray:
+    def predict_page(self, page: Page) -> np.ndarray:
         """P(content) of every block of a page, in block order."""
         return self.probabilities(page_features(page.blocks, self.token_odds))
 
@@ -88,7 +89,7 @@ class DragnetModel:
         }
 
     @classmethod
-    def from_dict(cls, data: Any, source: str = "model") -> "DragnetModel":
+    def from_dict(cls, data: Any, source: str = "model") -> DragnetModel:
         """Validate a parsed model file (format, version, types, sizes) and build the model."""
         if not isinstance(data, dict):
             raise ModelError(f"{source}: a Dragnet model is a JSON object, not {type(data).__name__}")
@@ -119,7 +120,7 @@ class DragnetModel:
         return cls(tuple(names), mean, scale, weights, float(bias), dict(odds), meta)
 
     @classmethod
-    def load(cls, path: str | Path | None = None) -> "DragnetModel":
+    def load(cls, path: str | Path | None = None) -> DragnetModel:
         """Read a model file (``.json`` or ``.json.gz``); None reads the one shipped in the package."""
         if path is None:
             source = f"scrapy_declutter/models/{DEFAULT_MODEL}"
@@ -172,7 +173,7 @@ class Dragnet(Step):
                     self._loaded = DragnetModel.load(self.model)
         return self._loaded
 
-    def process(self, page: "Page") -> bool:
+    def process(self, page: Page) -> bool:
         if not page.blocks:
             return False
         probs = self.classifier().predict_page(page)

@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 
