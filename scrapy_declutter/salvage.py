@@ -28,8 +28,8 @@ from .blocks import BLOCK_TAGS, SKIP_TAGS
 
 #: Elements whose content a browser never shows (their text is dropped).
 HIDDEN_TAGS = SKIP_TAGS | {"noframes", "noembed"}
-_HIDDEN = re.compile(r"<!--|<(%s)\b" % "|".join(sorted(HIDDEN_TAGS)), re.I)
-_BREAK = re.compile(r"</?(?:%s|br)\b[^>]*>" % "|".join(sorted(BLOCK_TAGS)), re.I)
+_HIDDEN = re.compile(rf"<!--|<({'|'.join(sorted(HIDDEN_TAGS))})\b", re.IGNORECASE)
+_BREAK = re.compile(rf"</?(?:{'|'.join(sorted(BLOCK_TAGS))}|br)\b[^>]*>", re.IGNORECASE)
 _TAG = re.compile(r"</?[a-zA-Z!?][^>]*>")
 
 

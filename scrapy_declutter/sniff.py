@@ -145,13 +145,14 @@ def _detected(body: bytes) -> str:
 
 def _repair_utf8(body: bytes) -> tuple[str, str] | None:
     """A better (encoding, text) for a body that is not the UTF-8 it claims to be."""
-    for encoding in (_canonical(html_body_declared_encoding(body)), _detected(body)):
+    guesses = (lambda: _canonical(html_body_declared_encoding(body)), lambda: _detected(body))
+    for guess in guesses:  # detection (slow) runs only when the page's own <meta> fails
+        encoding = guess()
         if encoding and encoding != _UTF8:
             text = _strict(body, encoding)
-            if text is None and len(body) > DETECT_BYTES:
-                # Detection saw only the head; accept a clean head, replace the rest.
-                if _strict(body[:DETECT_BYTES - 8], encoding) is not None:
-                    text = body.decode(encoding, errors="replace")
+            # Detection saw only the head: accept a clean head, replace the rest.
+            if text is None and len(body) > DETECT_BYTES and _strict(body[:DETECT_BYTES - 8], encoding) is not None:
+                text = body.decode(encoding, errors="replace")
             if text is not None:
                 return encoding, text
     return None
@@ -186,9 +187,7 @@ def redecoded(body: bytes, content_type: str | None, text: str) -> str | None:
     ASCII check when the declared charset is a Western single-byte one).
     """
     encoding = _canonical(http_content_type_encoding(content_type)) or _UTF8
-    if "\ufffd" in text and _utf8_is_a_lie(body, text):
-        better = decode_html(body, content_type)
-    elif encoding in _SINGLE_BYTE_WESTERN and not body.isascii():
+    if "\ufffd" in text and _utf8_is_a_lie(body, text) or encoding in _SINGLE_BYTE_WESTERN and not body.isascii():
         better = decode_html(body, content_type)
     else:
         return None

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import functools
 import gzip
-import json
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
+from typing import ClassVar
 
 import pytest
-
 from test_scrapy_crawl import crawl, feed, read_jsonl
 
 ARTICLE = ("<p>The allotment committee met on Tuesday to agree the planting plan for the "
@@ -42,7 +40,7 @@ GOOD_PAGES = {f"good{n}.html": GOOD.format(n=n, a=ARTICLE).encode() for n in ran
 
 
 class _Handler(SimpleHTTPRequestHandler):
-    extensions_map = {".html": "text/html; charset=utf-8", "": "application/octet-stream"}
+    extensions_map: ClassVar[dict[str, str]] = {".html": "text/html; charset=utf-8", "": "application/octet-stream"}
 
     def log_message(self, *args):
         pass

@@ -108,13 +108,13 @@ def test_the_pages_own_meta_charset_is_preferred_when_the_header_lies():
 
 
 def test_one_stray_byte_in_a_utf8_page_keeps_utf8():
-    body = f"<p>{RUSSIAN}</p><p>caf\x92</p>".encode("utf-8").replace(b"\xc2\x92", b"\x92")
+    body = f"<p>{RUSSIAN}</p><p>caf\x92</p>".encode().replace(b"\xc2\x92", b"\x92")
     text = decode_html(body, "text/html; charset=utf-8")
     assert RUSSIAN.split()[0] in text and "caf\ufffd" in text
 
 
 def test_a_latin1_header_over_utf8_bytes_is_read_as_utf8():
-    body = "<p>naïve café, Zürich — “quoted”</p>".encode("utf-8")
+    body = "<p>naïve café, Zürich — “quoted”</p>".encode()
     assert "naïve café, Zürich — “quoted”" in decode_html(body, "text/html; charset=ISO-8859-1")
 
 

@@ -18,10 +18,10 @@ import zlib
 import pytest
 
 sitelearning = pytest.importorskip("scrapy_declutter.sitelearning.declutter")
-from scrapy_declutter import DeclutterError  # noqa: E402
-from scrapy_declutter.sitelearning.declutter import Declutter  # noqa: E402
-from scrapy_declutter.sitelearning.model import SiteModel  # noqa: E402
-from scrapy_declutter.sitelearning.stores.memory import MemoryStore  # noqa: E402
+from scrapy_declutter import DeclutterError
+from scrapy_declutter.sitelearning.declutter import Declutter
+from scrapy_declutter.sitelearning.model import SiteModel
+from scrapy_declutter.sitelearning.stores.memory import MemoryStore
 
 PAGE = ("<html><body><p>{}</p><p>Shared footer text of the site, long enough to count as a "
         "block of its own.</p></body></html>")
@@ -38,9 +38,9 @@ def test_a_truncated_sqlite_store_is_set_aside_and_learning_starts_again(tmp_pat
             dec.extract(story(i), f"https://site{i}.example/{i}")
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])  # a disk that filled up, a copy cut short
-    with caplog.at_level(logging.WARNING):
-        with Declutter("density", store=f"sqlite:///{path}", flush_every=1) as dec:
-            results = [dec.extract(story(i), f"https://site{i}.example/again") for i in range(3)]
+    store = f"sqlite:///{path}"
+    with caplog.at_level(logging.WARNING), Declutter("density", store=store, flush_every=1) as dec:
+        results = [dec.extract(story(i), f"https://site{i}.example/again") for i in range(3)]
     assert all("Story number" in r.text for r in results)
     assert "not a usable SQLite database" in caplog.text
     assert list(tmp_path.glob("sites.db.corrupt-*"))

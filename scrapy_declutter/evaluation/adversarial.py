@@ -19,7 +19,7 @@ import resource
 import subprocess
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from ..limits import MAX_BYTES, MAX_CHILDREN, MAX_ELEMENTS
 
