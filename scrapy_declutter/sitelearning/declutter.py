@@ -36,7 +36,7 @@ logger = logging.getLogger(__name__)
 #: Pages of one site between two writes of its increments to the store.
 FLUSH_EVERY = 16
 #: Sites whose models stay in memory (least recently used are written and dropped).
-MAX_CACHED_SITES = 256
+MAX_CACHED_SITES = 64
 #: Seconds before an unreachable store is tried again.
 RETRY_AFTER = 10.0
 #: The key under which steps find the site model in ``page.notes``.
