@@ -52,7 +52,7 @@ def test_normalised_fingerprints_ignore_case_digits_and_spacing():
 
 def test_template_block_becomes_boilerplate_after_the_threshold_and_not_before():
     # The generic extractor keeps the long footer paragraph as content.
-    assert footer_label(extract(article(0), "https://example.org/0")) == "content"
+    assert footer_label(extract(article(0), "https://example.org/0", extractor="density")) == "content"
     dec = Declutter("density", store="memory:", flush_every=1)
     labels = [footer_label(dec.extract(article(i), f"https://example.org/{i}")) for i in range(6)]
     # Pages 1..MIN_PAGES: too few pages seen; from then on the footer is template.

@@ -21,12 +21,14 @@ def write_pages(folder, n=4, **kw):
 def test_train_with_a_selector_then_list_show_and_forget(tmp_path, capsys):
     store = f"sqlite:///{tmp_path}/sites.db"
     paths = write_pages(tmp_path)
-    assert main(["train", "--site", "gazette", "--selector", "#main", "--store", store, *paths]) == 0
+    assert main(["train", "--site", "gazette", "--selector", "#main", "--extractor", "density",
+                 "--store", store, *paths]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["pages"] == 4 and summary["supervised_files"] == 4
     assert summary["examples"]["keep"] >= 20 and summary["examples"]["discard"] >= 8
     # Training again on the same files does not count them twice.
-    main(["train", "--site", "gazette", "--selector", "#main", "--store", store, *paths])
+    main(["train", "--site", "gazette", "--selector", "#main", "--extractor", "density",
+                 "--store", store, *paths])
     assert json.loads(capsys.readouterr().out)["pages"] == 4
 
     assert main(["sites", "list", "--store", store]) == 0
@@ -42,7 +44,8 @@ def test_train_with_a_selector_then_list_show_and_forget(tmp_path, capsys):
 def test_train_with_markers(tmp_path, capsys):
     paths = write_pages(tmp_path, markers=True)
     store = f"sqlite:///{tmp_path}/m.db"
-    assert main(["train", "--site", "g", "--markers", "--store", store, *paths]) == 0
+    assert main(["train", "--site", "g", "--markers", "--extractor", "density", "--store", store,
+                 *paths]) == 0
     assert json.loads(capsys.readouterr().out)["supervised_files"] == 4
 
 
@@ -54,7 +57,7 @@ def test_evaluate_site_learning_prints_the_per_site_table(tmp_path, capsys):
         fid = f"{i:04d}"
         (tmp_path / "html" / f"{fid}.html.gz").write_bytes(gzip.compress(article(i).encode()))
         content = "\n\n".join(
-            line for line in __import__("scrapy_declutter").extract(article(i)).text.split("\n\n")
+            line for line in __import__("scrapy_declutter").extract(article(i), extractor="density").text.split("\n\n")
             if not line.startswith("Copyright"))
         (tmp_path / "ground-truth" / f"{fid}.json").write_text(json.dumps(
             {"url": f"https://gazette.example/{i}", "ground_truth": {"main_content": content}}))
