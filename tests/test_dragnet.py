@@ -33,6 +33,7 @@ from scrapy_declutter.steps.dragnet import (
 )
 from scrapy_declutter.steps.dragnet_features import (
     FEATURE_NAMES,
+    SHALLOW_FEATURES,
     block_tokens,
     element_tokens,
     page_features,
@@ -45,6 +46,7 @@ from scrapy_declutter.training.dragnet import (
     domain_folds,
     fit_logistic,
     learn_token_odds,
+    train,
 )
 
 # --- CETR ---------------------------------------------------------------------------------------
@@ -194,6 +196,22 @@ def test_fit_logistic_learns_the_sign_and_the_standardisation():
     assert w[0] > 2 and abs(w[1]) < 0.5
 
 
+def test_ablation_training_zeroes_the_left_out_families():
+    vocab = Vocabulary()
+    rng = np.random.default_rng(1)
+    pages = []
+    for d in range(4):
+        pd = _tiny_page(vocab, f"d{d}.com", [({"comment"}, True), ({"nav"}, False)] * 5)
+        pd.base = rng.normal(size=(10, len(FEATURE_NAMES) - 3))
+        pages.append(pd)
+    model = train(pages, vocab, min_domains=1, features=SHALLOW_FEATURES)
+    weights = dict(zip(FEATURE_NAMES, model.weights))
+    assert all(weights[f] == 0.0 for f in FEATURE_NAMES if f not in SHALLOW_FEATURES)
+    assert any(weights[f] != 0.0 for f in SHALLOW_FEATURES)
+    with pytest.raises(ValueError, match="unknown"):
+        train(pages, vocab, features=["no_such_feature"])
+
+
 def test_domain_folds_keep_a_domain_in_one_fold_and_balance_pages():
     vocab = Vocabulary()
     pages = [_tiny_page(vocab, f"d{i % 23}.com", [({"x"}, True)]) for i in range(200)]
@@ -273,7 +291,7 @@ def test_shipped_model_is_valid_and_cites_its_training_data():
     assert "train-dragnet" in model.meta["reproduce"]
 
 
-def test_train_dragnet_command_writes_a_loadable_model(tmp_path):
+def test_train_dragnet_command_writes_a_loadable_model(tmp_path, capsys):
     """The reproduce command end to end, on a WCXB-format folder built from the bundled pages."""
     from scrapy_declutter.cli import main
 
@@ -289,8 +307,10 @@ def test_train_dragnet_command_writes_a_loadable_model(tmp_path):
     (data / "metadata.json").write_text(json.dumps({"files": files}))
     out = tmp_path / "dragnet.json"
     rc = main(["train-dragnet", str(data), "--out", str(out), "--cv", "3", "--min-domains", "1",
-               "--limit", "6", "--no-progress"])
+               "--limit", "6", "--no-progress", "--ablation"])
     assert rc == 0
+    printed = capsys.readouterr().out
+    assert "shallow text + CETR" in printed and "3-fold CV grouped by domain" in printed
     model = DragnetModel.load(out)
     assert model.meta["pages"] == 6
     assert model.meta["cross_validation"]["folds"] == 3

@@ -36,6 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="domains a class/id token must appear on to get odds (default %(default)s)")
     p.add_argument("--max-tokens", type=int, default=MAX_TOKENS,
                    help="size cap of the token odds table (default %(default)s)")
+    p.add_argument("--ablation", action="store_true",
+                   help="also cross-validate with feature families left out (the paper's table)")
     p.add_argument("--limit", type=int, help="only the first N pages")
     p.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=run)
@@ -44,6 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..evaluation.dataset import load_dataset
     from ..training.dragnet import (
+        ABLATIONS,
         CITATION,
         build_corpus,
         cross_validate,
@@ -63,6 +66,12 @@ def run(args: argparse.Namespace) -> int:
     params = {"l2": args.l2, "min_domains": args.min_domains, "max_tokens": args.max_tokens}
     meta: dict = {**CITATION, "params": params, "pages": len(pages)}
     if args.cv and args.cv > 1:
+        if args.ablation:
+            for name, features in ABLATIONS.items():
+                mean = mean_scores(cross_validate(pages, vocab, folds=args.cv, features=features,
+                                                  **params))
+                print(f"{args.cv}-fold CV, {name:<24} P {mean.precision:.4f}  "
+                      f"R {mean.recall:.4f}  F1 {mean.f1:.4f}")
         scores = cross_validate(pages, vocab, folds=args.cv, **params)
         mean = mean_scores(scores)
         print(f"{args.cv}-fold CV grouped by domain (out-of-fold): "

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import random
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +26,14 @@ import numpy as np
 from ..evaluation.dataset import Sample
 from ..evaluation.metric import Score, word_prf
 from ..steps.dragnet import DragnetModel
-from ..steps.dragnet_features import FEATURE_NAMES, base_features, page_tokens
+from ..steps.dragnet_features import (
+    CETR_FEATURES,
+    FEATURE_NAMES,
+    SHALLOW_FEATURES,
+    TOKEN_FEATURES,
+    base_features,
+    page_tokens,
+)
 from .alignment import align_blocks, page_of
 
 #: Pseudo-count (in pages' worth of words) that pulls rare tokens' odds towards 0.
@@ -211,11 +218,22 @@ def train(
     l2: float = L2,
     min_domains: int = MIN_DOMAINS,
     max_tokens: int = MAX_TOKENS,
+    features: Collection[str] | None = None,
     meta: dict | None = None,
 ) -> DragnetModel:
-    """Learn token odds, then the classifier, from labelled pages."""
+    """Learn token odds, then the classifier, from labelled pages.
+
+    ``features`` limits the classifier to some feature families for the
+    ablation report: the other columns are zeroed, so their weights come out
+    0 and the model still has the full layout.
+    """
     odds = learn_token_odds(pages, vocab, min_domains=min_domains, max_tokens=max_tokens)
     x, y, w = design(pages, odds_vector(odds, vocab))
+    if features is not None:
+        unknown = set(features) - set(FEATURE_NAMES)
+        if unknown:
+            raise ValueError(f"unknown Dragnet features {sorted(unknown)}")
+        x = x * np.array([name in features for name in FEATURE_NAMES], dtype=float)
     mean, scale, weights, bias = fit_logistic(x, y, w, l2=l2)
     return DragnetModel(FEATURE_NAMES, mean, scale, weights, bias, odds, dict(meta or {}))
 
@@ -302,3 +320,11 @@ def f1_by_type(pages: Sequence[PageData], scores: Sequence[Score]) -> dict[str, 
     for pd, s in zip(pages, scores):
         groups[pd.sample.page_type].append(s.f1)
     return {t: (len(v), sum(v) / len(v)) for t, v in sorted(groups.items())}
+
+
+#: Feature families of the ablation report, as in the Dragnet paper's table.
+ABLATIONS = {
+    "shallow text": SHALLOW_FEATURES,
+    "shallow text + id/class": SHALLOW_FEATURES + TOKEN_FEATURES,
+    "shallow text + CETR": SHALLOW_FEATURES + CETR_FEATURES,
+}
