@@ -125,14 +125,14 @@ def test_a_crawl_with_a_broken_store_exports_every_item(store, site_url, tmp_pat
     items = read_jsonl(out)
     assert set(items) == HTML_PAGES | OTHER_FILES  # nothing lost
     assert stats["item_scraped_count"] == len(HTML_PAGES | OTHER_FILES)
-    if store == "redis":  # unreachable: generic extraction with a warning
-        for path, snippet in CONTENT.items():
-            assert snippet in items[path]["clean_text"]
+    # Either way: generic extraction with a warning, no page counted as an error.
+    for path, snippet in CONTENT.items():
+        assert snippet in items[path]["clean_text"]
+    assert "declutter/errors" not in stats
+    if store == "redis":  # unreachable
         assert "unavailable" in log
-        assert "declutter/errors" not in stats
-    else:  # the store cannot be opened: each page is an error, counted, its item still exported
-        print("unusable store:", {k: v for k, v in stats.items() if k.startswith("declutter/")})
-        assert stats.get("declutter/errors", 0) + stats.get("declutter/pages", 0) >= len(HTML_PAGES)
+    else:  # cannot be opened at all: one warning for the crawl, not one per page
+        assert log.count("cannot open the site store") == 1
 
 
 

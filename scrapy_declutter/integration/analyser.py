@@ -9,20 +9,25 @@ serialise the pure-Python work anyway.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..api import result_of
+from ..errors import DeclutterError
 from ..extractors import build_extractor
 from ..limits import DEFAULT_LIMITS, TOO_DEEP, empty_root, log_reason
 from ..page import Page, site_key
 from ..result import Result
+from ..sniff import redecoded
 
 if TYPE_CHECKING:
     from lxml import etree
 
     from .settings import DeclutterOptions
+
+logger = logging.getLogger(__name__)
 
 
 def _declutter_class() -> Any:
@@ -45,6 +50,7 @@ class Analyser:
     def __init__(self, store: str | None) -> None:
         self.store_uri = store
         self._store: Any = None
+        self._store_failed = False
         self._cores: dict[tuple, Any] = {}
         self._lock = threading.Lock()
 
@@ -69,11 +75,16 @@ class Analyser:
         reason = DEFAULT_LIMITS.check_input(body, content_type)
         if reason:
             log_reason(url, reason)
-            page = Page(root=empty_root(), url=url, site=site_key(url), reason=reason)
-        else:
-            page = Page.from_root(root(), url)
-            if page.reason.startswith(TOO_DEEP):
-                page = Page.from_html(text(), url)
+            return self._run(Page(root=empty_root(), url=url, site=site_key(url), reason=reason),
+                             options)
+        # A header that lies about the charset garbles Scrapy's response.text;
+        # then the page is parsed again from the repaired text.
+        repaired = redecoded(body, content_type, text())
+        if repaired is not None:
+            return self._run(Page.from_html(repaired, url), options)
+        page = Page.from_root(root(), url)
+        if page.reason.startswith(TOO_DEEP):
+            page = Page.from_html(text(), url)
         return self._run(page, options)
 
     def analyse_html(self, html: str | bytes, url: str | None, options: DeclutterOptions) -> Result:
@@ -99,18 +110,29 @@ class Analyser:
         key = (options.extractor, options.site_learning, options.content_selector)
         core = self._cores.get(key)
         if core is None:
-            if options.site_learning and self._store is None:
-                from ..sitelearning.stores import open_store
-
-                self._store = open_store(self.store_uri or "memory:")
+            site_learning = options.site_learning and self._open_store()
             core = cls(
                 extractor=options.extractor,
-                store=self._store if options.site_learning else "memory:",
-                site_learning=options.site_learning,
+                store=self._store if site_learning else "memory:",
+                site_learning=site_learning,
                 content_selector=options.content_selector,
             )
             self._cores[key] = core
         return core
+
+    def _open_store(self) -> bool:
+        """Open the shared store once; on failure warn once and go on without site learning."""
+        if self._store is None and not self._store_failed:
+            from ..sitelearning.stores import open_store
+
+            try:
+                self._store = open_store(self.store_uri or "memory:")
+            except (DeclutterError, OSError) as e:
+                self._store_failed = True
+                logger.warning("scrapy_declutter cannot open the site store %s (%s): the crawl "
+                               "goes on with generic extraction, without site learning",
+                               self.store_uri, e)
+        return self._store is not None
 
     def close(self) -> None:
         """Write every core's pending site-model increments, then close the shared store."""

@@ -8,8 +8,9 @@ Rules, the same for dicts, ``scrapy.Item``, dataclasses and attrs classes:
   ``clean_text = scrapy.Field()``, a dataclass without that attribute) cannot be
   set: it is skipped, counted in ``declutter/fields_skipped``, and a warning
   naming the class and the field is logged once per crawl.
-- A Result that carries a ``reason`` (the page could not be analysed) writes an
-  empty text and no blocks.
+- A Result with no blocks (the page could not be analysed: its ``reason``
+  says why) writes an empty text and no block labels; a best-effort Result
+  (e.g. a page nested too deep, re-read flat) writes both.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def field_values(result: Result, options: DeclutterOptions) -> dict[str, Any]:
     values: dict[str, Any] = {}
     if options.text_field:
         values[options.text_field] = result.text
-    if options.blocks_field and not result.reason:
+    if options.blocks_field and result.blocks:
         values[options.blocks_field] = result.labels()
     if options.title_field and result.title:
         values[options.title_field] = result.title
