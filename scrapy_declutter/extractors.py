@@ -30,9 +30,10 @@ REGISTRY: dict[str, str] = {
     "boilerpipe-article": "scrapy_declutter.steps.boilerpipe.chains:article_chain",
     "tree": "scrapy_declutter.steps.tree:tree_chain",
     "dragnet": "scrapy_declutter.steps.dragnet:dragnet_chain",
+    "learned": "scrapy_declutter.steps.learned:learned_chain",
 }
 #: What ``default`` means; the learned extractor takes this name once it beats the rest.
-DEFAULT = "density"
+DEFAULT = "learned"
 
 _PART = re.compile(r"^\s*([\w.-]+)\s*(?:\((.*)\))?\s*$")
 

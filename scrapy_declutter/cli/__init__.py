@@ -16,7 +16,7 @@ from typing import Sequence
 
 from ..errors import DeclutterError
 
-COMMANDS = ["extract", "evaluate", "inspect", "train", "sites", "train-dragnet", "fuzz", "adversarial"]
+COMMANDS = ["extract", "evaluate", "inspect", "train", "sites", "train-dragnet", "train-model", "fuzz", "adversarial"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -30,6 +30,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "--min-pages pages), with a per-site table")
     p.add_argument("--min-pages", type=int, default=3,
                    help="with --site-learning: smallest site to include (default %(default)s)")
+    p.add_argument("--cv", type=int, default=0, metavar="K",
+                   help="score the learned extractor (default/learned) out-of-fold: K folds "
+                        "grouped by domain, each page scored by a model trained on the other "
+                        "folds' domains; peers run in the same loop (needs the train extra)")
     p.set_defaults(func=run)
 
 
@@ -59,7 +63,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"{name}: {len(samples)} pages (CPU time)")
             print(format_stages(stage_times(samples, name)))
         return 0
-    scores = run_eval(samples, names, jobs=args.jobs, progress=not args.no_progress)
+    if args.cv:
+        from ..training.crossval import evaluate_cv
+
+        scores = evaluate_cv(samples, names, args.cv, progress=not args.no_progress)
+    else:
+        scores = run_eval(samples, names, jobs=args.jobs, progress=not args.no_progress)
     print(f"{len(samples)} pages from {args.dataset}")
     print(format_table(summarise(scores), lxml_ms_per_page(scores)))
     if args.json_out:

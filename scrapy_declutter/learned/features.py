@@ -1,0 +1,303 @@
+"""The feature matrix of a page's blocks for the learned classifier: one row per block.
+
+The seeds' shallow-text features (Boilerpipe word counts and Kohlschütter text
+density, the density filter's char density, CETR's tag count, jusText's stop
+words, Dragnet's id/class tokens) describe one block; what tells a short
+paragraph of the article from a short teaser in a sidebar is its context. So
+every row also holds:
+
+- the same features of the blocks one and two places before and after;
+- structural hints: ``<nav>``, ``<header>``, ``<footer>``, ``<aside>``,
+  ``<form>`` ancestors, and whether the block lies in an ``<article>``,
+  ``<main>``, ``role=main`` or ``itemprop=articleBody`` element (found by
+  XPath prefix, so it works beyond the nearest ancestors a Block keeps);
+- id/class tokens as learned odds (how often blocks under that token were
+  content in training), summarised over the block's ancestors;
+- the text share, link density and block count of the block's parent,
+  grandparent and great-grandparent (where the page's text concentrates);
+- page-level figures: block count, word count, overlap with the page title.
+
+Everything is gathered in one pass over the blocks and turned into NumPy
+arrays; neighbour and group features are array operations.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING, Mapping
+
+import numpy as np
+
+from ..blocks import HEADING_TAGS
+
+if TYPE_CHECKING:
+    from ..page import Page
+
+#: Phrases of page chrome in many languages' English-speaking templates (short blocks only).
+_CHROME = re.compile(
+    r"©|\(c\)|copyright|all rights reserved|cookie|privacy|terms of (?:use|service)|"
+    r"subscribe|newsletter|sign (?:up|in)|log ?in|follow us|share (?:this|on)|"
+    r"skip to|read more|related|advertis", re.I)
+_SUBWORD = re.compile(r"[a-z][a-z0-9]+")
+_WORD = re.compile(r"\w+")
+
+#: Ancestor tags that are strong structural hints, one flag each.
+FLAG_TAGS = (
+    "nav", "header", "footer", "aside", "form", "article", "main", "section",
+    "li", "table", "a", "figure", "blockquote", "button", "label", "select",
+)  # fmt: skip
+_FLAG_BIT = {tag: 1 << i for i, tag in enumerate(FLAG_TAGS)}
+#: The block element's own tag, one-hot over these groups (the rest is "other").
+TAG_GROUPS = (
+    ("h1",), ("h2", "h3"), ("h4", "h5", "h6"), ("p",), ("div",), ("li",), ("td", "th"),
+    ("dt", "dd"), ("pre",), ("blockquote", "figcaption"), ("span", "a", "b", "strong", "em"),
+    ("section", "article", "main"), ("header", "footer", "nav", "aside"),
+)  # fmt: skip
+_TAG_GROUP = {tag: i for i, group in enumerate(TAG_GROUPS) for tag in group}
+#: Containers that mark the main content when a page has them, matched by XPath prefix.
+CONTENT_CONTAINERS = ("in_article", "in_main", "in_article_body", "in_chrome_role")
+#: Levels above the block element whose subtree's text is summarised.
+GROUP_LEVELS = (1, 2, 3)
+#: Neighbour offsets whose features are copied into the row.
+OFFSETS = (-2, -1, 1, 2)
+_END_PUNCT = tuple(".!?:;\"”'»)")
+_NO_DIGITS = str.maketrans("", "", "0123456789")
+CHROME_ROLES = frozenset("navigation banner contentinfo complementary menu menubar search".split())
+BODY_PROPS = frozenset("articleBody text description reviewBody".split())
+#: Title overlap is computed for blocks up to this long (titles and headings are short).
+TITLE_MAX_WORDS = 30
+#: Chrome phrases are looked for in blocks up to this long.
+CHROME_MAX_WORDS = 40
+#: Digit share is taken over this many leading characters.
+DIGIT_PREFIX = 80
+#: At most this many containers of one kind are looked at (pages with 500 <article> teasers).
+MAX_CONTAINERS = 50
+
+BASE_NAMES = [
+    "log_words", "log_chars", "link_density", "text_density", "char_density",
+    "log_markup", "log_tags", "stopword_density", "position", "words_before",
+    "words_share", "words_rel_max", "punct_end", "title_share", "title_cover",
+    "depth", "odds_own_max", "odds_own_min", "odds_anc_max", "odds_anc_min",
+    "odds_near_mean", "odds_anc_sum", "is_heading", "capital_start", "digit_share",
+    "chrome_phrase",
+]  # fmt: skip
+CONTEXT_NAMES = ["log_words", "link_density", "text_density", "odds_anc_min",
+                 "odds_anc_max", "is_heading", "punct_end", "words_rel_max"]
+PAGE_NAMES = ["page_log_blocks", "page_log_words", "page_link_density", "page_has_article",
+              "page_has_main"]
+
+
+def feature_names() -> list[str]:
+    """Column names of the matrix ``page_features`` returns, in order."""
+    names = list(BASE_NAMES)
+    names += [f"anc_{t}" for t in FLAG_TAGS]
+    names += ["tag_" + "_".join(g) for g in TAG_GROUPS]
+    names += list(CONTENT_CONTAINERS)
+    for level in GROUP_LEVELS:
+        names += [f"up{level}_words_share", f"up{level}_link_density", f"up{level}_log_blocks"]
+    for off in OFFSETS:
+        names += [f"{n}@{off:+d}" for n in CONTEXT_NAMES]
+    names += PAGE_NAMES
+    return names
+
+
+def class_tokens(ident: str, classes: tuple[str, ...]) -> set[str]:
+    """Subword tokens of an element's id and classes: ``post-content__body`` → post, content, body."""
+    raw = " ".join((ident, *classes)).lower()
+    return set(_SUBWORD.findall(raw))
+
+
+def container_paths(page: "Page") -> dict[str, tuple[str, ...]]:
+    """XPaths of the page's content and chrome containers (one attribute scan, one tag scan)."""
+    tree = page.root.getroottree()
+    found: dict[str, list] = {name: [] for name in CONTENT_CONTAINERS}
+    try:
+        for el in page.root.iter("article", "main"):
+            found["in_article" if el.tag == "article" else "in_main"].append(el)
+        for el in page.root.xpath("//*[@role or @itemprop]"):
+            role, prop = el.get("role"), el.get("itemprop")
+            if role == "main":
+                found["in_main"].append(el)
+            elif role in CHROME_ROLES:
+                found["in_chrome_role"].append(el)
+            if prop in BODY_PROPS:
+                found["in_article_body"].append(el)
+    except Exception:  # noqa: BLE001 - a malformed tree must not stop extraction
+        pass
+    return {name: tuple(tree.getpath(el) for el in els[:MAX_CONTAINERS])
+            for name, els in found.items()}
+
+
+def _inside(xpath: str, prefixes: tuple[str, ...]) -> float:
+    for p in prefixes:
+        if xpath.startswith(p) and (len(xpath) == len(p) or xpath[len(p)] == "/"):
+            return 1.0
+    return 0.0
+
+
+def _chain(ancestors, odds, cache):
+    """Flags and odds summary of an ancestor chain, cached by its last record's id.
+
+    Blocks of one parent share the chain above their own element, so the
+    per-block cost is one cache hit plus the block's own element.
+    """
+    key = id(ancestors[-1])
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
+    if len(ancestors) > 1:
+        mask, hi, lo, total, _ = _chain(ancestors[:-1], odds, cache)
+    else:
+        mask, hi, lo, total = 0, 0.0, 0.0, 0.0
+    a = ancestors[-1]
+    own_hi = own_lo = 0.0
+    if a.id or a.classes:
+        vals = [odds[t] for t in class_tokens(a.id, a.classes) if t in odds]
+        if vals:
+            own_hi, own_lo = max(vals), min(vals)
+            hi, lo, total = max(hi, own_hi), min(lo, own_lo), total + own_hi + own_lo
+    result = (mask | _FLAG_BIT.get(a.tag, 0), hi, lo, total, (own_hi, own_lo))
+    cache[key] = result
+    return result
+
+
+def page_features(
+    page: "Page",
+    odds: Mapping[str, float] | None = None,
+    containers: dict[str, tuple[str, ...]] | None = None,
+) -> np.ndarray:
+    """The (blocks × features) float32 matrix of a page; ``odds`` maps id/class tokens to log-odds.
+
+    ``containers`` (from ``container_paths``) lets training compute the
+    tree-dependent part once and drop the page's tree.
+    """
+    blocks = page.blocks
+    n = len(blocks)
+    if n == 0:
+        return np.zeros((0, len(feature_names())), dtype=np.float32)
+    odds = odds or {}
+    title_tokens = set(_WORD.findall(page.title.lower()))
+    if containers is None:
+        containers = container_paths(page)
+    present = [(k, v) for k, v in enumerate(containers.values()) if v]
+    has_article = any(k == 0 for k, _ in present)
+    has_main = any(k == 1 for k, _ in present)
+
+    cache: dict[int, tuple] = {}
+    inside_memo: dict[str, list[bool]] = {}
+    rows = []
+    masks = []
+    cont = np.zeros((n, len(CONTENT_CONTAINERS)))
+    tag_onehot = np.zeros((n, len(TAG_GROUPS)))
+    group_keys: list[list[str]] = [[] for _ in GROUP_LEVELS]
+    for i, b in enumerate(blocks):
+        ancestors = b.ancestors
+        if ancestors:
+            # Chain above the block's own element, then the element itself.
+            mask, hi, lo, total, own = _chain(ancestors, odds, cache)
+            parent = cache.get(id(ancestors[-2])) if len(ancestors) > 1 else None
+            near = own[0] + own[1]
+            count = 2 if own != (0.0, 0.0) else 0
+            if parent is not None and parent[4] != (0.0, 0.0):
+                near += parent[4][0] + parent[4][1]
+                count += 2
+        else:
+            mask, hi, lo, total, own, near, count = 0, 0.0, 0.0, 0.0, (0.0, 0.0), 0.0, 0
+        masks.append(mask)
+        group = _TAG_GROUP.get(b.tag)
+        if group is not None:
+            tag_onehot[i, group] = 1.0
+        xpath = b.xpath
+        depth = xpath.count("/")
+        for k, level in enumerate(GROUP_LEVELS):
+            group_keys[k].append(xpath.rsplit("/", level)[0] if depth > level else "")
+        if present:
+            # Siblings share their parent's answer; only the block itself is new.
+            parent_key = group_keys[0][-1]
+            inherited = inside_memo.get(parent_key)
+            if inherited is None:
+                inherited = inside_memo[parent_key] = [_inside(parent_key, p) for _, p in present]
+            for (k, prefixes), up in zip(present, inherited):
+                cont[i, k] = 1.0 if up or xpath in prefixes else 0.0
+        text = b.text
+        if title_tokens and b.words <= TITLE_MAX_WORDS:
+            btoks = set(_WORD.findall(text.lower()))
+            common = len(btoks & title_tokens)
+            t_share = common / len(btoks) if btoks else 0.0
+            t_cover = common / len(title_tokens)
+        else:
+            t_share = t_cover = 0.0
+        head = text[:DIGIT_PREFIX]
+        rows.append((
+            b.words, b.text_chars, b.link_density, b.text_density, b.char_density,
+            b.markup_chars, b.tag_count, b.stopword_density, b.position, b.link_words,
+            0.0, 0.0, 1.0 if text.endswith(_END_PUNCT) else 0.0, t_share, t_cover,
+            depth, own[0], own[1], hi, lo, near / count if count else 0.0, total,
+            1.0 if b.tag in HEADING_TAGS else 0.0, 1.0 if text[:1].isupper() else 0.0,
+            (len(head) - len(head.translate(_NO_DIGITS))) / len(head),
+            1.0 if b.words <= CHROME_MAX_WORDS and _CHROME.search(text) else 0.0,
+        ))
+    base = np.array(rows, dtype=np.float64)
+    words = base[:, 0].copy()
+    link_words = base[:, 9].copy()
+    total = words.sum() or 1.0
+    base[:, 0] = np.log1p(words)
+    base[:, 1] = np.log1p(base[:, 1])
+    base[:, 5] = np.log1p(base[:, 5])
+    base[:, 6] = np.log1p(base[:, 6])
+    base[:, 9] = (np.cumsum(words) - words) / total
+    base[:, 10] = words / total
+    base[:, 11] = words / (words.max() or 1.0)
+    bits = np.array(masks, dtype=np.int64)[:, None] >> np.arange(len(FLAG_TAGS))
+    flags = (bits & 1).astype(np.float64)
+
+    groups = np.zeros((n, 3 * len(GROUP_LEVELS)))
+    for k, (gw, gl, gc) in enumerate(_subtree_sums(group_keys, words, link_words)):
+        groups[:, 3 * k] = gw / total
+        groups[:, 3 * k + 1] = gl / np.maximum(gw, 1.0)
+        groups[:, 3 * k + 2] = np.log1p(gc)
+
+    ctx_idx = [_BASE_INDEX[c] for c in CONTEXT_NAMES]
+    ctx_src = base[:, ctx_idx]
+    context = np.zeros((n, len(OFFSETS) * len(ctx_idx)))
+    for k, off in enumerate(OFFSETS):
+        cols = slice(k * len(ctx_idx), (k + 1) * len(ctx_idx))
+        if off < 0 and n > -off:
+            context[-off:, cols] = ctx_src[:off]
+        elif off > 0 and n > off:
+            context[:-off, cols] = ctx_src[off:]
+    page_row = np.array([
+        math.log1p(n), math.log1p(total), link_words.sum() / total,
+        1.0 if has_article else 0.0, 1.0 if has_main else 0.0,
+    ])
+    out = np.hstack([base, flags, tag_onehot, cont, groups, context, np.tile(page_row, (n, 1))])
+    return out.astype(np.float32)
+
+
+_BASE_INDEX = {name: i for i, name in enumerate(BASE_NAMES)}
+
+
+def _subtree_sums(level_keys: list[list[str]], words: np.ndarray, link_words: np.ndarray):
+    """Per level and block: words, link words and blocks of the subtree of that ancestor.
+
+    A subtree's blocks are contiguous in document order, so its span runs
+    from the first to the last block that names it as an ancestor at any of
+    the levels looked at; prefix sums then give its totals.
+    """
+    n = len(words)
+    index: dict[str, int] = {}
+    codes = np.array([[index.setdefault(k, len(index)) for k in keys] for keys in level_keys],
+                     dtype=np.int64)
+    first = np.full(len(index), n, dtype=np.int64)
+    last = np.full(len(index), -1, dtype=np.int64)
+    pos = np.broadcast_to(np.arange(n), codes.shape)
+    np.minimum.at(first, codes.ravel(), pos.ravel())
+    np.maximum.at(last, codes.ravel(), pos.ravel())
+    cw = np.concatenate([[0.0], np.cumsum(words)])
+    cl = np.concatenate([[0.0], np.cumsum(link_words)])
+    out = []
+    for row in codes:
+        lo, hi = first[row], last[row] + 1
+        out.append((cw[hi] - cw[lo], cl[hi] - cl[lo], (hi - lo).astype(float)))
+    return out

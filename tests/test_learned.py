@@ -1,0 +1,246 @@
+"""The learned extractor: model file, NumPy tree evaluation, features, decisions, default chain."""
+
+from __future__ import annotations
+
+import io
+import json
+import statistics
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scrapy_declutter import extract
+from scrapy_declutter.blocks import BOILERPLATE, CONTENT
+from scrapy_declutter.evaluation.metric import word_prf
+from scrapy_declutter.extractors import DEFAULT, build_extractor
+from scrapy_declutter.learned.decide import decide, smooth
+from scrapy_declutter.learned.features import class_tokens, feature_names, page_features
+from scrapy_declutter.learned.model import (
+    FORMAT_VERSION,
+    BlockModel,
+    ModelError,
+    TreeEnsemble,
+    load_model,
+)
+from scrapy_declutter.page import Page
+
+from conftest import SHARED_WCXB, needs_shared, wcxb_page
+
+MODEL_FILE = Path(__file__).resolve().parents[1] / "scrapy_declutter" / "models" / "learned-blocks.npz"
+ARTICLE = (
+    "<html><head><title>Budget approved after long debate</title></head><body>"
+    "<nav><ul><li><a href='/'>Home</a></li><li><a href='/news'>News</a></li>"
+    "<li><a href='/sport'>Sport</a></li></ul></nav>"
+    "<article><h1>Budget approved after long debate</h1>"
+    + "".join(f"<p>Paragraph {i}: the committee approved the new budget after a long debate on "
+              f"Tuesday evening, and opponents argued that the plan cut too deeply into school "
+              f"funding and public transport for the region.</p>" for i in range(6))
+    + "</article><footer><p>Copyright 2026 Example Ltd. All rights reserved.</p>"
+    "<a href='/privacy'>Privacy</a> <a href='/terms'>Terms</a></footer></body></html>"
+)
+
+
+def test_shipped_model_loads_and_validates():
+    model = load_model()
+    assert model.meta["format"] == FORMAT_VERSION
+    assert model.feature_names == feature_names()
+    trees = model.trees
+    assert trees.n_trees > 10
+    assert len(trees.feature) == len(trees.threshold) == len(trees.left) == len(trees.value)
+    assert trees.feature.max() < len(feature_names())
+    assert 0.0 < model.threshold < 1.0
+    assert "WCXB" in model.meta["training"]["data"]
+    assert len(model.odds) > 100
+    assert MODEL_FILE.stat().st_size < 5 * 1024 * 1024
+
+
+def test_model_file_round_trips(tmp_path):
+    model = load_model()
+    path = tmp_path / "copy.npz"
+    model.save(path)
+    again = load_model(path)
+    X = np.random.default_rng(0).normal(size=(20, len(feature_names())))
+    assert np.allclose(again.trees.raw_scores(X), model.trees.raw_scores(X), atol=1e-5)
+    assert again.odds.keys() == model.odds.keys()
+
+
+def test_corrupted_or_foreign_model_files_fail_with_a_reason(tmp_path):
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a zip at all")
+    with pytest.raises(ModelError, match="not a scrapy_declutter model"):
+        load_model(junk)
+    with pytest.raises(ModelError, match="cannot read"):
+        load_model(tmp_path / "missing.npz")
+    # Same layout, other format version: refused with the remedy.
+    with zipfile.ZipFile(MODEL_FILE) as src, zipfile.ZipFile(tmp_path / "v99.npz", "w") as dst:
+        for name in src.namelist():
+            data = src.read(name)
+            if name == "meta.npy":
+                meta_arr = np.load(io.BytesIO(data), allow_pickle=False)
+                meta = json.loads(meta_arr.tobytes())
+                meta["format"] = 99
+                buf = io.BytesIO()
+                np.save(buf, np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
+                data = buf.getvalue()
+            dst.writestr(name, data)
+    with pytest.raises(ModelError, match="train-model"):
+        load_model(tmp_path / "v99.npz")
+
+
+def test_tree_arrays_pointing_outside_are_refused():
+    with pytest.raises(ModelError):
+        TreeEnsemble(feature=np.zeros(1, int), threshold=np.zeros(1), left=np.array([5]),
+                     right=np.zeros(1, int), value=np.zeros(1), missing_left=np.ones(1, bool),
+                     roots=np.zeros(1, int), base=0.0, depth=1)
+
+
+def _toy_data(n=600, width=6):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(n, width))
+    y = ((X[:, 0] + 0.5 * X[:, 1] * X[:, 2] - X[:, 3]) > 0).astype(int)
+    return X, y
+
+
+def test_numpy_trees_equal_scikit_learn_predictions():
+    pytest.importorskip("sklearn")
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from scrapy_declutter.training.learned import export_trees
+
+    X, y = _toy_data()
+    X[::17, 2] = np.nan  # missing values follow the learned side
+    clf = HistGradientBoostingClassifier(max_iter=25, max_depth=4, random_state=0).fit(X, y)
+    trees = export_trees(clf)
+    assert np.allclose(trees.raw_scores(X[:50]), clf.decision_function(X[:50]), atol=1e-9)
+    assert np.allclose(trees.probabilities(X[:50]), clf.predict_proba(X[:50])[:, 1], atol=1e-9)
+
+
+def test_numpy_trees_equal_lightgbm_predictions():
+    lightgbm = pytest.importorskip("lightgbm")
+    from scrapy_declutter.training.learned import export_trees
+
+    X, y = _toy_data()
+    clf = lightgbm.LGBMClassifier(n_estimators=20, num_leaves=8, verbose=-1, n_jobs=1).fit(X, y)
+    trees = export_trees(clf)
+    assert np.allclose(trees.raw_scores(X[:50]), clf.predict(X[:50], raw_score=True), atol=1e-9)
+
+
+def test_features_have_one_row_per_block_and_named_columns():
+    page = Page.from_html(ARTICLE, "https://example.com/budget")
+    X = page_features(page, {"content": 1.0})
+    assert X.shape == (len(page.blocks), len(feature_names()))
+    assert np.isfinite(X).all()
+    names = feature_names()
+    assert len(set(names)) == len(names)
+    col = {n: i for i, n in enumerate(names)}
+    nav = next(i for i, b in enumerate(page.blocks) if b.text == "Home")
+    para = next(i for i, b in enumerate(page.blocks) if b.text.startswith("Paragraph 2"))
+    assert X[nav, col["anc_nav"]] == 1.0 and X[para, col["anc_nav"]] == 0.0
+    assert X[para, col["in_article"]] == 1.0 and X[nav, col["in_article"]] == 0.0
+    assert X[para, col["up1_words_share"]] > 0.8  # the article holds the page's text
+    assert X[para, col["log_words@-1"]] > 2.0  # its neighbour is a long paragraph too
+    assert page_features(Page.from_html("<html></html>"), {}).shape == (0, len(names))
+
+
+def test_class_tokens_split_names_into_subwords():
+    assert class_tokens("post-content__body", ("nav_menu", "X1")) == {
+        "post", "content", "body", "nav", "menu", "x1"}
+    assert class_tokens("", ()) == set()
+
+
+def test_decide_keeps_headings_before_content_and_never_returns_nothing():
+    page = Page.from_html(ARTICLE)
+    probs = np.array([0.9 if b.text.startswith("Paragraph") else 0.05 for b in page.blocks])
+    h1 = next(i for i, b in enumerate(page.blocks) if b.tag == "h1")
+    probs[h1] = 0.2
+    keep = decide(page.blocks, probs, threshold=0.5, heading_floor=0.15)
+    assert keep[h1] and keep.sum() == 7
+    assert not decide(page.blocks, probs, threshold=0.5, heading_floor=0.3)[h1]
+    nothing = decide(page.blocks, np.full(len(page.blocks), 0.01), threshold=0.5)
+    assert nothing.sum() == 1
+
+
+def test_smoothing_pulls_a_lone_block_towards_its_neighbours():
+    p = np.array([0.9, 0.9, 0.1, 0.9, 0.9])
+    assert smooth(p, 0.0) is p
+    assert smooth(p, 0.5)[2] == pytest.approx(0.5)
+    assert smooth(p, 0.5)[0] == pytest.approx(0.9)
+
+
+def test_default_extractor_is_the_learned_classifier():
+    assert DEFAULT == "learned"
+    result = extract(ARTICLE, "https://example.com/budget")
+    assert {b.step for b in result.blocks} == {"learned"}
+    assert "Paragraph 3" in result.text
+    assert "Sport" not in result.text and "Privacy" not in result.text
+    scores = {b.text[:12]: b.score for b in result.blocks}
+    paragraphs = [v for k, v in scores.items() if k.startswith("Paragraph")]
+    assert scores["Copyright 20"] < min(paragraphs) / 2
+
+
+def test_learned_step_reports_changes_like_the_labels_do():
+    chain = build_extractor("learned")
+    page = Page.from_html(ARTICLE)
+    before = [b.label for b in page.blocks]
+    changed = chain.steps[0].process(page)
+    assert changed == any(b.label != l for b, l in zip(page.blocks, before))
+    assert all(b.label in (CONTENT, BOILERPLATE) and 0.0 <= b.score <= 1.0 for b in page.blocks)
+    assert chain.steps[0].process(page) is False  # same page again: nothing changes
+
+
+def test_learned_parameters_override_the_model_ones():
+    strict = extract(ARTICLE, extractor="learned(threshold=0.999)")
+    loose = extract(ARTICLE, extractor="learned(threshold=0.001)")
+    assert len(strict.text) < len(loose.text)
+
+
+BUNDLED = ["0082", "0540", "0619", "0688", "2860", "4280", "4287", "4297", "4825"]
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+@pytest.mark.parametrize("file_id", BUNDLED)
+def test_default_extractor_keeps_known_content_and_drops_known_boilerplate(file_id):
+    html, truth = wcxb_page(file_id)
+    gt = truth["ground_truth"]
+    text = _norm(extract(html, truth["url"]).text)
+    found = sum(_norm(s) in text for s in gt["with"])
+    absent = sum(_norm(s) not in text for s in gt["without"])
+    assert found >= (len(gt["with"]) + 1) // 2
+    assert absent >= 1  # calls to action inside service pages stay (4287 keeps 3 of 5)
+
+
+def test_default_extractor_scores_well_on_bundled_pages():
+    scores, absent, total = [], 0, 0
+    for file_id in BUNDLED:
+        html, truth = wcxb_page(file_id)
+        gt = truth["ground_truth"]
+        text = extract(html, truth["url"]).text
+        scores.append(word_prf(text, gt["main_content"]).f1)
+        absent += sum(_norm(s) not in _norm(text) for s in gt["without"])
+        total += len(gt["without"])
+    assert absent / total > 0.8
+    # In-sample for the shipped model (0540, a phpBB thread, is its known weak page).
+    assert statistics.fmean(scores) > 0.8
+    assert min(scores) > 0.3
+
+
+@needs_shared
+def test_learned_scores_well_on_a_slice_of_the_dataset():
+    from scrapy_declutter.evaluation.dataset import load_dataset
+
+    samples = load_dataset(SHARED_WCXB)[::90]
+    scores = [word_prf(extract(s.html_bytes(), s.url).text, s.main_content).f1 for s in samples]
+    assert len(scores) >= 15
+    # In-sample (the shipped model saw these pages), so only a floor: CV figures are in the README.
+    assert statistics.fmean(scores) > 0.8
+
+
+def test_block_model_threshold_defaults_when_meta_lacks_it():
+    model = load_model()
+    bare = BlockModel(trees=model.trees, odds={}, meta={})
+    assert bare.threshold == 0.5 and bare.feature_names == []

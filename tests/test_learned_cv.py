@@ -1,0 +1,71 @@
+"""Training and out-of-fold evaluation of the learned extractor on the bundled pages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from scrapy_declutter.evaluation.dataset import Sample
+from scrapy_declutter.training.crossval import evaluate_cv, fold_spec, uses_learned
+from scrapy_declutter.training.learned import Corpus, domain_folds, learn_odds, train
+
+from conftest import WCXB_SAMPLES
+
+pytest.importorskip("sklearn")
+
+
+def _samples() -> list[Sample]:
+    out = []
+    for truth_path in sorted(WCXB_SAMPLES.glob("*.json")):
+        truth = json.loads(truth_path.read_text(encoding="utf-8"))
+        out.append(Sample(
+            file_id=truth_path.stem, url=truth["url"],
+            page_type=truth["_internal"]["page_type"]["primary"],
+            domain=truth["url"].split("/")[2], html_path=WCXB_SAMPLES / f"{truth_path.stem}.html.gz",
+            main_content=truth["ground_truth"]["main_content"],
+        ))
+    return out
+
+
+def test_domain_folds_never_split_a_domain():
+    samples = _samples()
+    for s, d in zip(samples, ["a", "a", "b", "b", "b", "c", "d", "e", "f"]):
+        s.domain = d
+    folds = domain_folds(samples, 3)
+    by_domain: dict[str, set[int]] = {}
+    for s, f in zip(samples, folds):
+        by_domain.setdefault(s.domain, set()).add(f)
+    assert all(len(v) == 1 for v in by_domain.values())
+    assert set(folds) == {0, 1, 2}
+
+
+def test_fold_specs_swap_only_the_learned_extractor():
+    assert uses_learned("default") and uses_learned("learned(threshold=0.4)")
+    assert not uses_learned("trafilatura") and not uses_learned("density")
+    spec = fold_spec("learned(threshold=0.4)", Path("/tmp/f0.npz"))
+    assert spec == 'learned(model="/tmp/f0.npz",threshold=0.4)'
+
+
+def test_training_on_a_few_pages_gives_a_working_model(tmp_path):
+    corpus = Corpus.build(_samples())
+    assert len(corpus) == 9 and all(lab.any() for lab in corpus.labels)
+    odds = learn_odds(corpus, range(9))
+    assert odds  # tokens shared by at least three domains
+    model = train(corpus, range(9), params={"max_iter": 5})
+    path = tmp_path / "m.npz"
+    model.save(path)
+    from scrapy_declutter.api import extract
+
+    html = corpus.samples[0].html_bytes()
+    assert extract(html, extractor=f'learned(model="{path}")').text
+
+
+def test_cross_validated_evaluation_labels_and_scores_every_page():
+    samples = _samples()
+    scores = evaluate_cv(samples, ["default", "density"], k=3, progress=False)
+    systems = {s.system for s in scores}
+    assert systems == {"lxml-parse", "default (cv3)", "density"}
+    assert sum(s.system == "default (cv3)" for s in scores) == len(samples)
+    assert all(0.0 <= s.f1 <= 1.0 and not s.error for s in scores)
