@@ -55,10 +55,8 @@ VOTE_NEEDS_SUPERVISION = True
 #: The template never takes more than this share of a page's content characters: a page
 #: that would lose more is a near-copy of pages already seen, not a template instance.
 MAX_TEMPLATE_CUT = 0.99
-#: A fingerprint on this many blocks of one page is list items, never template...
+#: A fingerprint on this many blocks of one page is list items, never template.
 MAX_REPEATS_IN_PAGE = 3
-#: ...unless the blocks are this short ("Add to cart", "Sponsored").
-LIST_ITEM_MIN_CHARS = 30
 #: Content blocks at least this long identify a near-copy (see ``_near_copy``).
 DUPLICATE_MIN_CHARS = 100
 #: How many of a page's longest content blocks must all be known for it to be a near-copy.
@@ -134,11 +132,10 @@ class SiteLearner:
         threshold = model.template_threshold(share=self.template_share, min_pages=self.min_pages)
         lesson.duplicate = self._near_copy(page, model, lesson.fingerprints)
         in_page = Counter(lesson.fingerprints)
-        # A pattern repeated within the page ("(133) reviews, 4.6 out of 5 stars" once
-        # digits are folded) is a list's items, not the site's template.
-        template = [model.fingerprints.get(fp, 0) >= threshold
-                    and (in_page[fp] < MAX_REPEATS_IN_PAGE or b.text_chars < LIST_ITEM_MIN_CHARS)
-                    for b, fp in zip(page.blocks, lesson.fingerprints)]
+        # A pattern repeated within the page ("(133) reviews, 4.6 out of 5 stars" or
+        # "$6.85" once digits are folded) is a list's items, not the site's template.
+        template = [model.fingerprints.get(fp, 0) >= threshold and in_page[fp] < MAX_REPEATS_IN_PAGE
+                    for fp in lesson.fingerprints]
         if not lesson.duplicate and self._too_much(page, template):
             lesson.duplicate = True
         clf = model.classifier
