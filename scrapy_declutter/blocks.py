@@ -175,28 +175,30 @@ def segment(root: etree._Element) -> list[Block]:
     tree = root.getroottree()
     blocks: list[Block] = []
     path: list[etree._Element] = []
-    records: dict[etree._Element, Ancestor] = {}
+    known: dict[etree._Element, Ancestor] = {}
+    lineage: dict[etree._Element, tuple[Ancestor, ...]] = {}
     # Open block-level elements with their depth in ``path``: text always
     # belongs to the innermost one.
     open_blocks: list[tuple[etree._Element, int]] = [(root, 1)]
     block_el, block_depth = root, 1
     parts: list[str] = []
     link_parts: list[str] = []
+    has_text = False  # whether ``parts`` holds more than whitespace
     markup = tags = link_depth = br_run = 0
 
     def emit() -> None:
         text = " ".join("".join(parts).split())
-        if not text:
-            return
-        ancestors = []
-        for el in path[max(0, block_depth - MAX_ANCESTORS) : block_depth]:
-            record = records.get(el)
-            if record is None:
-                record = records[el] = _ancestor(el)
-            ancestors.append(record)
+        ancestors = lineage.get(block_el)
+        if ancestors is None:  # blocks split by <br><br> or nested blocks share their element's
+            records = []
+            for el in path[max(0, block_depth - MAX_ANCESTORS) : block_depth]:
+                record = known.get(el)
+                if record is None:
+                    record = known[el] = _ancestor(el)
+                records.append(record)
+            ancestors = lineage[block_el] = tuple(records)
         blocks.append(
-            _make_block(len(blocks), text, link_parts, block_el, markup, tags,
-                        tuple(ancestors), tree)
+            _make_block(len(blocks), text, link_parts, block_el, markup, tags, ancestors, tree)
         )
 
     walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
@@ -206,9 +208,9 @@ def segment(root: etree._Element) -> list[Block]:
             if tag in BLOCK_TAGS:
                 path.append(el)
                 open_blocks.append((el, len(path)))
-                if parts:
+                if has_text:
                     emit()
-                    parts, link_parts = [], []
+                parts, link_parts, has_text = [], [], False
                 block_el, block_depth = el, len(path)
                 markup = tags = br_run = 0
             elif tag in SKIP_TAGS:
@@ -218,9 +220,10 @@ def segment(root: etree._Element) -> list[Block]:
                 br_run += 1
                 if br_run < 2:
                     parts.append(" ")
-                elif parts:
-                    emit()
-                    parts, link_parts = [], []
+                else:
+                    if has_text:
+                        emit()
+                    parts, link_parts, has_text = [], [], False
                     markup = tags = br_run = 0
                 continue
             else:
@@ -238,9 +241,9 @@ def segment(root: etree._Element) -> list[Block]:
             text = el.tail
             if tag in BLOCK_TAGS:
                 if len(open_blocks) > 1:
-                    if parts:
+                    if has_text:
                         emit()
-                        parts, link_parts = [], []
+                    parts, link_parts, has_text = [], [], False
                     open_blocks.pop()
                     block_el, block_depth = open_blocks[-1]
                     markup = tags = br_run = 0
@@ -252,12 +255,13 @@ def segment(root: etree._Element) -> list[Block]:
         else:  # comment or processing instruction: only its tail is page text
             text = el.tail
         if text:
-            if br_run and not text.isspace():
+            if not text.isspace():
+                has_text = True
                 br_run = 0
             parts.append(text)
             if link_depth:
                 link_parts.append(text)
-    if parts:
+    if has_text:
         emit()
     n = len(blocks)
     for b in blocks:
