@@ -209,3 +209,20 @@ def test_classifier_votes_on_ambiguous_blocks_only_on_supervised_sites():
     assert result.extra["site_learning"]["voted"] > 0
     assert "Paragraph 1 of story 8" in result.text
     assert any(b.step == "site-ngram" for b in result.blocks)
+
+
+def test_spec_cells_and_list_items_shared_by_pages_are_not_template():
+    def product(i: int) -> str:
+        rows = "".join(f"<tr><th>Chipset</th><td>NVIDIA</td></tr><tr><th>Memory</th><td>{8 + i}GB</td></tr>"
+                       for _ in range(1))
+        items = "".join(f"<li><p>({100 + i + k}) reviews with an average rating of 4.{k} out of 5 "
+                        f"stars</p></li>" for k in range(4))
+        return article(i).replace("</div>", f"<table>{rows}</table><ul>{items}</ul></div>", 1)
+
+    dec = Declutter("density", flush_every=1, learner=SiteLearner())
+    for i in range(5):
+        result = dec.extract(product(i), f"https://example.org/{i}")
+    steps = {b.text: b.step for b in result.blocks}
+    assert steps["Chipset"] != TEMPLATE_STEP and steps["NVIDIA"] != TEMPLATE_STEP
+    assert not any(s == TEMPLATE_STEP for t, s in steps.items() if "reviews with" in t)
+    assert steps[FOOTER] == TEMPLATE_STEP
