@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 _CHROME = re.compile(
     r"©|\(c\)|copyright|all rights reserved|cookie|privacy|terms of (?:use|service)|"
     r"subscribe|newsletter|sign (?:up|in)|log ?in|follow us|share (?:this|on)|"
-    r"skip to|read more|related|advertis", re.I)
+    r"skip to|read more|related|advertis")  # searched in lower-cased text (faster than re.I)
 _SUBWORD = re.compile(r"[a-z][a-z0-9]+")
 _WORD = re.compile(r"\w+")
 
@@ -140,25 +140,29 @@ def _chain(ancestors, odds, cache):
     """Flags and odds summary of an ancestor chain, cached by its last record's id.
 
     Blocks of one parent share the chain above their own element, so the
-    per-block cost is one cache hit plus the block's own element.
+    per-block cost is one cache hit plus the block's own element: the walk
+    goes up only to the nearest ancestor already summarised.
     """
-    key = id(ancestors[-1])
-    hit = cache.get(key)
+    hit = cache.get(id(ancestors[-1]))
     if hit is not None:
         return hit
-    if len(ancestors) > 1:
-        mask, hi, lo, total, _ = _chain(ancestors[:-1], odds, cache)
+    j = len(ancestors) - 1
+    while j > 0 and id(ancestors[j - 1]) not in cache:
+        j -= 1
+    if j > 0:
+        mask, hi, lo, total, _ = cache[id(ancestors[j - 1])]
     else:
         mask, hi, lo, total = 0, 0.0, 0.0, 0.0
-    a = ancestors[-1]
-    own_hi = own_lo = 0.0
-    if a.id or a.classes:
-        vals = [odds[t] for t in class_tokens(a.id, a.classes) if t in odds]
-        if vals:
-            own_hi, own_lo = max(vals), min(vals)
-            hi, lo, total = max(hi, own_hi), min(lo, own_lo), total + own_hi + own_lo
-    result = (mask | _FLAG_BIT.get(a.tag, 0), hi, lo, total, (own_hi, own_lo))
-    cache[key] = result
+    for a in ancestors[j:]:
+        own_hi = own_lo = 0.0
+        if a.id or a.classes:
+            vals = [odds[t] for t in class_tokens(a.id, a.classes) if t in odds]
+            if vals:
+                own_hi, own_lo = max(vals), min(vals)
+                hi, lo, total = max(hi, own_hi), min(lo, own_lo), total + own_hi + own_lo
+        mask |= _FLAG_BIT.get(a.tag, 0)
+        result = (mask, hi, lo, total, (own_hi, own_lo))
+        cache[id(a)] = result
     return result
 
 
@@ -236,7 +240,7 @@ def page_features(
             depth, own[0], own[1], hi, lo, near / count if count else 0.0, total,
             1.0 if b.tag in HEADING_TAGS else 0.0, 1.0 if text[:1].isupper() else 0.0,
             (len(head) - len(head.translate(_NO_DIGITS))) / len(head),
-            1.0 if b.words <= CHROME_MAX_WORDS and _CHROME.search(text) else 0.0,
+            1.0 if b.words <= CHROME_MAX_WORDS and _CHROME.search(text.lower()) else 0.0,
         ))
     base = np.array(rows, dtype=np.float64)
     words = base[:, 0].copy()
