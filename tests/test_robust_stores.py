@@ -52,8 +52,6 @@ def _store_with(blob: bytes) -> MemoryStore:
     return store
 
 
-@pytest.mark.xfail(reason="SiteModel.from_bytes lets RecursionError from json.loads escape "
-                          "(reported to issue 4: catch it with the other decode errors)", strict=False)
 def test_a_model_nested_beyond_json_recursion_is_refused_not_raised():
     store = _store_with(zlib.compress(b"[" * 200_000))
     with Declutter("density", store=store) as dec:
@@ -61,9 +59,6 @@ def test_a_model_nested_beyond_json_recursion_is_refused_not_raised():
     assert "Story number" in result.text
 
 
-@pytest.mark.xfail(reason="SiteModel.from_bytes decompresses without a size cap: 290 KB of zlib "
-                          "become 300 MB (reported to issue 4: decompressobj().decompress(blob, MAX))",
-                   strict=False)
 def test_a_decompression_bomb_in_the_store_is_refused_in_bounded_memory():
     bomb = zlib.compress(b" " * 40_000_000)
     assert len(bomb) < 100_000
@@ -92,8 +87,6 @@ def test_a_bomb_or_a_deep_model_never_stops_a_scrapy_style_caller():
         assert "Story number" in other.text
 
 
-@pytest.mark.xfail(reason="open_store lets NotADirectoryError/PermissionError escape instead of a "
-                          "StoreError naming the setting (reported to issue 4)", strict=False)
 def test_an_unusable_store_path_is_a_declutter_error(tmp_path):
     (tmp_path / "a-file").write_text("not a directory")
     with pytest.raises(DeclutterError):

@@ -33,6 +33,9 @@ from typing import Any, Iterable
 from .ngram import FORMAT_VERSION as NGRAM_FORMAT_VERSION
 from .ngram import ModelFormatError, NGramClassifier
 
+#: Largest decompressed site model accepted from a store: a model at every
+#: cap stores as about 0.5 MB of compressed JSON, a few MB inflated.
+MAX_MODEL_BYTES = 8 * 1024 * 1024
 #: Share of the site's pages a fingerprint must be seen on to be template.
 TEMPLATE_SHARE = 0.5
 #: Pages a site must have shown before any fingerprint counts as template.
@@ -188,10 +191,23 @@ class SiteModel:
 
     @classmethod
     def from_bytes(cls, blob: bytes) -> "SiteModel":
+        """Read a stored model; anything but a well-formed one is a ModelFormatError.
+
+        Decompression stops at ``MAX_MODEL_BYTES`` (a zlib bomb in a shared
+        store must not exhaust memory) and nesting too deep for ``json`` is
+        refused like any other malformed blob.
+        """
         try:
-            data = json.loads(zlib.decompress(blob).decode("utf-8"))
-        except (zlib.error, UnicodeDecodeError, ValueError, TypeError) as exc:
-            raise ModelFormatError(f"site model is not valid compressed JSON: {exc}") from None
+            inflater = zlib.decompressobj()
+            raw = inflater.decompress(blob, MAX_MODEL_BYTES)
+            if inflater.unconsumed_tail:
+                raise ModelFormatError(
+                    f"site model inflates past {MAX_MODEL_BYTES:,} bytes; refused")
+            if not inflater.eof:
+                raise ModelFormatError("site model is truncated (incomplete zlib stream)")
+            data = json.loads(raw.decode("utf-8"))
+        except (zlib.error, UnicodeDecodeError, ValueError, TypeError, RecursionError) as exc:
+            raise ModelFormatError(f"site model is not valid compressed JSON: {exc!r:.200}") from None
         return cls.from_data(data)
 
     def summary(self) -> dict[str, Any]:

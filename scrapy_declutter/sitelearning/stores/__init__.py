@@ -107,7 +107,11 @@ def open_store(uri: "str | SiteStore") -> SiteStore:
     if scheme == "sqlite":
         from .sqlite import SQLiteStore
 
-        return SQLiteStore.from_uri(uri)
+        try:
+            return SQLiteStore.from_uri(uri)
+        except OSError as exc:  # a path through a file, no permission, a full disk...
+            raise StoreError(f"cannot open the SQLite store {uri!r} (DECLUTTER_STORE): "
+                             f"{exc}") from exc
     if scheme in ("redis", "rediss", "unix"):
         from .redis import RedisStore
 
