@@ -38,7 +38,7 @@ def _title(root: etree._Element) -> str:
     for xp in ("//head/title", "//title", "//meta[@property='og:title']/@content"):
         found = root.xpath(xp)
         if found:
-            value = found[0] if isinstance(found[0], str) else found[0].text_content()
+            value = found[0] if isinstance(found[0], str) else "".join(found[0].itertext())
             value = " ".join(value.split())
             if value:
                 return value

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse
 from scrapy.http.request import NO_CALLBACK
 
@@ -27,13 +26,12 @@ from .settings import (
     DeclutterOptions,
     SettingsError,
 )
-from .state import CrawlState
+from .state import CrawlComponent, CrawlState
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
-    from typing_extensions import Self
 
 
 _FIELDS_EXTRA = "_item_fields"
@@ -68,7 +66,7 @@ def request_options(state: CrawlState, request: Request) -> DeclutterOptions | N
         return None
 
 
-class DeclutterMiddleware:
+class DeclutterMiddleware(CrawlComponent):
     """Downloader middleware: ``response.meta["declutter_result"]`` gets each HTML page's Result.
 
     Passes through untouched: non-HTML responses, non-2xx responses, bodies
@@ -78,15 +76,9 @@ class DeclutterMiddleware:
     """
 
     def __init__(self, crawler: Crawler) -> None:
-        self.state = CrawlState.of(crawler)
+        super().__init__(crawler)
         # DECLUTTER_INSPECT_DIR / DECLUTTER_INSPECT_SAMPLE: HTML reports of a sample of pages.
         self.inspector = ReportSampler.from_settings(crawler.settings)
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Self:
-        if not crawler.settings.getbool("DECLUTTER_ENABLED", True):
-            raise NotConfigured("DECLUTTER_ENABLED is False")
-        return cls(crawler)
 
     def skip_reason(self, request: Request, response: Response, options: DeclutterOptions) -> str:
         """Why this response is left alone, or "" when it should be analysed."""

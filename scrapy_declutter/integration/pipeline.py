@@ -11,30 +11,16 @@ without the clean fields.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from itemadapter import ItemAdapter
-from scrapy.exceptions import NotConfigured
 
 from .items import field_values, has_value
-from .state import CrawlState
-
-if TYPE_CHECKING:
-    from scrapy.crawler import Crawler
-    from typing_extensions import Self
+from .state import CrawlComponent
 
 
-class DeclutterPipeline:
+class DeclutterPipeline(CrawlComponent):
     """Item pipeline: analyses the raw HTML an item carries in ``DECLUTTER_HTML_FIELD``."""
-
-    def __init__(self, crawler: Crawler) -> None:
-        self.state = CrawlState.of(crawler)
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Self:
-        if not crawler.settings.getbool("DECLUTTER_ENABLED", True):
-            raise NotConfigured("DECLUTTER_ENABLED is False")
-        return cls(crawler)
 
     async def process_item(self, item: Any) -> Any:
         state = self.state

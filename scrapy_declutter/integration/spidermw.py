@@ -15,30 +15,18 @@ from typing import TYPE_CHECKING, Any
 
 from itemadapter import is_item
 from scrapy import Request
-from scrapy.exceptions import NotConfigured
 
 from .items import field_values, has_value
 from .middleware import request_options
 from .settings import FIELDS_META_KEY, RESULT_META_KEY
-from .state import CrawlState
+from .state import CrawlComponent
 
 if TYPE_CHECKING:
-    from scrapy.crawler import Crawler
     from scrapy.http import Response
-    from typing_extensions import Self
 
 
-class DeclutterSpiderMiddleware:
+class DeclutterSpiderMiddleware(CrawlComponent):
     """Spider middleware: copies ``response.meta["declutter_result"]`` onto yielded items."""
-
-    def __init__(self, crawler: Crawler) -> None:
-        self.state = CrawlState.of(crawler)
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> Self:
-        if not crawler.settings.getbool("DECLUTTER_ENABLED", True):
-            raise NotConfigured("DECLUTTER_ENABLED is False")
-        return cls(crawler)
 
     async def process_spider_output(
         self, response: Response | None, result: AsyncIterator[Any]

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
+from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import run_in_thread
 
 from ..extractors import build_extractor
@@ -141,3 +142,16 @@ class CrawlState:
         except Exception as e:  # noqa: BLE001 - closing must not hide the crawl's own outcome
             self.stats.inc_value("declutter/errors")
             self.log.error("scrapy_declutter could not close its store: %r", e)
+
+
+class CrawlComponent:
+    """Base of the middlewares and the pipeline: off with DECLUTTER_ENABLED, one shared state."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.state = CrawlState.of(crawler)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Any:
+        if not crawler.settings.getbool("DECLUTTER_ENABLED", True):
+            raise NotConfigured("DECLUTTER_ENABLED is False")
+        return cls(crawler)
