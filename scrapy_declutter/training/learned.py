@@ -239,7 +239,7 @@ def train(corpus: Corpus, indices: Sequence[int], *, threshold: float = THRESHOL
         "threshold": threshold,
         "training": {"data": CITATION, "pages": len(indices), "blocks": int(len(y)),
                      "params": {**PARAMS, **(params or {})},
-                     "command": "scrapy-declutter train-model /work/shared/data/wcxb-dev"},
+                     "command": "scrapy-declutter train-model ../shared/data/wcxb-dev"},
     }
     return BlockModel(trees=trees, odds=odds, meta=meta)
 
