@@ -108,10 +108,9 @@ class Page:
         is re-read flat (``salvage``) so its text is not lost.
         """
         limits = limits or DEFAULT_LIMITS
-        reason = limits.check_input(html, content_type)
-        if reason:
-            log_reason(url, reason)
-            return cls(root=empty_root(), url=url, site=site_key(url), reason=reason)
+        refused = cls.refused(html, url, content_type=content_type, limits=limits)
+        if refused is not None:
+            return refused
         text = decode_html(html, content_type) if isinstance(html, bytes) else html
         page = cls.from_root(Selector(text=text or "<html/>", type="html").root, url, limits=limits)
         if page.reason.startswith(TOO_DEEP):
@@ -121,6 +120,23 @@ class Page:
                 flat.reason = f"{page.reason}; text re-read without nesting"
             page = flat
         return page
+
+    @classmethod
+    def refused(
+        cls,
+        html: str | bytes,
+        url: str | None = None,
+        *,
+        content_type: str | None = None,
+        limits: Limits | None = None,
+    ) -> "Page | None":
+        """The passed-through Page for input that must not be parsed (empty, binary,
+        over a cap), with its reason logged; None when the input may be parsed."""
+        reason = (limits or DEFAULT_LIMITS).check_input(html, content_type)
+        if not reason:
+            return None
+        log_reason(url, reason)
+        return cls(root=empty_root(), url=url, site=site_key(url), reason=reason)
 
     @classmethod
     def from_response(cls, response: "TextResponse") -> "Page":

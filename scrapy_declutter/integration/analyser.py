@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from ..api import result_of
 from ..errors import DeclutterError
 from ..extractors import build_extractor
-from ..limits import DEFAULT_LIMITS, TOO_DEEP, empty_root, log_reason
-from ..page import Page, site_key
+from ..limits import TOO_DEEP
+from ..page import Page
 from ..result import Result
 from ..sniff import redecoded
 
@@ -72,11 +72,9 @@ class Analyser:
         salvage path, so its text is not lost. ``root`` and ``text`` are
         callables so that only what is needed gets parsed or decoded.
         """
-        reason = DEFAULT_LIMITS.check_input(body, content_type)
-        if reason:
-            log_reason(url, reason)
-            return self._run(Page(root=empty_root(), url=url, site=site_key(url), reason=reason),
-                             options)
+        refused = Page.refused(body, url, content_type=content_type)
+        if refused is not None:
+            return self._run(refused, options)
         # A header that lies about the charset garbles Scrapy's response.text;
         # then the page is parsed again from the repaired text.
         repaired = redecoded(body, content_type, text())
