@@ -209,18 +209,6 @@ def test_cli_one_page_and_several_with_an_index(tmp_path, capsys):
     assert "need a folder" in capsys.readouterr().err
 
 
-def test_cli_store_without_site_learning_fails_clearly(tmp_path, capsys):
-    import scrapy_declutter
-
-    if hasattr(scrapy_declutter, "Declutter"):
-        pytest.skip("site learning is installed; --store is supported")
-    from conftest import WCXB_SAMPLES
-
-    code = main(["inspect", str(WCXB_SAMPLES / "0688.html.gz"), "--store", "memory:",
-                 "-o", str(tmp_path / "r.html")])
-    assert code == 2 and "--store needs site learning" in capsys.readouterr().err
-
-
 @pytest.fixture
 def http_server(tmp_path):
     (tmp_path / "page.html").write_bytes(HOSTILE)

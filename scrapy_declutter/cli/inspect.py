@@ -94,14 +94,10 @@ class Analyser:
             if site:
                 raise DeclutterError("--site needs --store (the site model to read)")
             return
-        import scrapy_declutter
+        from ..sitelearning import Declutter
 
-        declutter_cls = getattr(scrapy_declutter, "Declutter", None)
-        if declutter_cls is None:
-            raise DeclutterError("--store needs site learning (scrapy_declutter.Declutter), "
-                                 "which this installation lacks")
         site_key = (lambda _url: site) if site else None
-        self.declutter = declutter_cls(extractor=extractor, store=store, site_key=site_key,
+        self.declutter = Declutter(extractor=extractor, store=store, site_key=site_key,
                                        learn=False)
 
     def __call__(self, source: Source) -> "Result":

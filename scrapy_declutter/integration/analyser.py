@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..api import result_of
 from ..errors import DeclutterError
-from ..extractors import build_extractor
 from ..limits import TOO_DEEP
 from ..page import Page
 from ..result import Result
@@ -28,15 +27,6 @@ if TYPE_CHECKING:
     from .settings import DeclutterOptions
 
 logger = logging.getLogger(__name__)
-
-
-def _declutter_class() -> Any:
-    """The stateful, site-learning core (None in a build without it: stateless extraction)."""
-    try:
-        from ..sitelearning.declutter import Declutter
-    except ImportError:
-        return None
-    return Declutter
 
 
 class Analyser:
@@ -95,21 +85,16 @@ class Analyser:
         if page.reason and not page.blocks:  # passed through: nothing to learn from
             return result_of(page, options.extractor)
         with self._lock:
-            core = self._core(options)
-            if core is None:  # stateless fallback: no site learning in this checkout
-                build_extractor(options.extractor).run(page)
-                return result_of(page, options.extractor)
-            return core.extract_page(page)
+            return self._core(options).extract_page(page)
 
     def _core(self, options: DeclutterOptions) -> Any:
-        cls = _declutter_class()
-        if cls is None:
-            return None
+        from ..sitelearning.declutter import Declutter  # NumPy: imported with the first page
+
         key = (options.extractor, options.site_learning, options.content_selector)
         core = self._cores.get(key)
         if core is None:
             site_learning = options.site_learning and self._open_store()
-            core = cls(
+            core = Declutter(
                 extractor=options.extractor,
                 store=self._store if site_learning else "memory:",
                 site_learning=site_learning,

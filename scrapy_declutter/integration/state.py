@@ -18,7 +18,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import run_in_thread
 
 from ..extractors import build_extractor
-from .analyser import Analyser, _declutter_class
+from .analyser import Analyser
 from .items import FieldWriter
 from .settings import DeclutterOptions, default_store_uri
 
@@ -52,7 +52,7 @@ class CrawlState:
         self.options = DeclutterOptions.from_crawler(crawler)
         build_extractor(self.options.extractor)  # an unknown name fails at start-up, not per page
         store = self.options.store
-        if store is None and self.options.site_learning and _declutter_class() is not None:
+        if store is None and self.options.site_learning:
             store = default_store_uri()
         self.analyser = Analyser(store)
         self.stats = crawler.stats
