@@ -12,8 +12,10 @@ not exhaust Python's stack.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from itertools import accumulate
+from typing import Any, NamedTuple
 
 from lxml import etree
 
@@ -47,9 +49,12 @@ MAX_ANCESTORS = 16
 WRAP_WIDTH = 80
 
 
-@dataclass(frozen=True, slots=True)
-class Ancestor:
-    """Tag, id and class of one element on the path from the root to a block."""
+class Ancestor(NamedTuple):
+    """Tag, id and class of one element on the path from the root to a block.
+
+    A NamedTuple rather than a frozen dataclass: one is made for every
+    element above a block, and a tuple is built several times faster.
+    """
 
     tag: str
     id: str
@@ -140,23 +145,25 @@ class Block:
         }
 
 
-def wrapped_lines(words: Iterable[str], width: int = WRAP_WIDTH) -> tuple[int, int]:
+def wrapped_lines(words: list[str], width: int = WRAP_WIDTH) -> tuple[int, int]:
     """Kohlschütter's wrapping: (words in full lines, number of lines) at ``width`` columns.
 
     As Boilerpipe does, the last, partial line is left out of the density when
     the text wraps, because its length says nothing about the block.
+
+    Greedy wrapping breaks before word ``k`` of a line that starts at word
+    ``s`` once ``k``'s end passes the width, so with prefix sums of word
+    lengths each line end is one ``bisect``: the loop runs per line, not per
+    word, on every block of every page.
     """
-    lines, line_len, words_total, words_line = 0, 0, 0, 0
-    for w in words:
-        words_total += 1
-        if line_len + len(w) > width and line_len:
-            lines += 1
-            line_len, words_line = 0, 0
-        line_len += len(w) + 1
-        words_line += 1
-    if lines == 0:
-        return words_total, 1
-    return words_total - words_line, lines
+    ends = [0, *accumulate(len(w) + 1 for w in words)]
+    n, start, lines = len(words), 0, 0
+    while True:
+        nxt = bisect_right(ends, ends[start] + width + 1, start + 2)
+        if nxt > n:
+            break
+        start, lines = nxt - 1, lines + 1
+    return (n, 1) if lines == 0 else (start, lines)
 
 
 def _ancestor(el: etree._Element) -> Ancestor:
@@ -175,7 +182,6 @@ def segment(root: etree._Element) -> list[Block]:
     tree = root.getroottree()
     blocks: list[Block] = []
     path: list[etree._Element] = []
-    known: dict[etree._Element, Ancestor] = {}
     lineage: dict[etree._Element, tuple[Ancestor, ...]] = {}
     # Open block-level elements with their depth in ``path``: text always
     # belongs to the innermost one.
@@ -187,18 +193,20 @@ def segment(root: etree._Element) -> list[Block]:
     markup = tags = link_depth = br_run = 0
 
     def emit() -> None:
-        text = " ".join("".join(parts).split())
+        words = "".join(parts).split()
         ancestors = lineage.get(block_el)
         if ancestors is None:  # blocks split by <br><br> or nested blocks share their element's
-            records = []
-            for el in path[max(0, block_depth - MAX_ANCESTORS) : block_depth]:
-                record = known.get(el)
-                if record is None:
-                    record = known[el] = _ancestor(el)
-                records.append(record)
-            ancestors = lineage[block_el] = tuple(records)
+            # Extend the lineage of the nearest ancestor that has one (usually
+            # the parent, shared by sibling blocks) instead of rebuilding it.
+            j = block_depth - 1
+            while j > 0 and path[j - 1] not in lineage:
+                j -= 1
+            ancestors = lineage[path[j - 1]] if j > 0 else ()
+            for el in path[j:block_depth]:
+                ancestors = (*ancestors[1 - MAX_ANCESTORS :], _ancestor(el))
+                lineage[el] = ancestors
         blocks.append(
-            _make_block(len(blocks), text, link_parts, block_el, markup, tags, ancestors, tree)
+            _make_block(len(blocks), words, link_parts, block_el, markup, tags, ancestors, tree)
         )
 
     walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
@@ -271,7 +279,7 @@ def segment(root: etree._Element) -> list[Block]:
 
 def _make_block(
     index: int,
-    text: str,
+    words: list[str],
     link_parts: list[str],
     el: etree._Element,
     markup: int,
@@ -279,7 +287,7 @@ def _make_block(
     ancestors: tuple[Ancestor, ...],
     tree: etree._ElementTree,
 ) -> Block:
-    words = text.split()
+    text = " ".join(words)
     n_words = len(words)
     link_words = min(len(" ".join(link_parts).split()), n_words) if link_parts else 0
     link_chars = len(" ".join("".join(link_parts).split())) if link_parts else 0

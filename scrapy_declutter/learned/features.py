@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 
-from ..blocks import HEADING_TAGS
+from ..blocks import HEADING_TAGS, Ancestor
 
 if TYPE_CHECKING:
     from ..page import Page
@@ -136,7 +136,21 @@ def _inside(xpath: str, prefixes: tuple[str, ...]) -> float:
     return 0.0
 
 
-def _chain(ancestors, odds, cache):
+def _own_odds(a: Ancestor, odds: Mapping[str, float], memo: dict) -> tuple[float, float] | None:
+    """Highest and lowest token odds of one element; None when no token has odds.
+
+    Memoised by (id, classes): a page repeats its class names (every menu
+    item, every comment), so most elements cost one dict lookup.
+    """
+    key = (a.id, a.classes)
+    if key in memo:
+        return memo[key]
+    vals = [odds[t] for t in class_tokens(a.id, a.classes) if t in odds]
+    own = memo[key] = (max(vals), min(vals)) if vals else None
+    return own
+
+
+def _chain(ancestors, odds, cache, memo):
     """Flags and odds summary of an ancestor chain, cached by its last record's id.
 
     Blocks of one parent share the chain above their own element, so the
@@ -156,9 +170,9 @@ def _chain(ancestors, odds, cache):
     for a in ancestors[j:]:
         own_hi = own_lo = 0.0
         if a.id or a.classes:
-            vals = [odds[t] for t in class_tokens(a.id, a.classes) if t in odds]
-            if vals:
-                own_hi, own_lo = max(vals), min(vals)
+            own = _own_odds(a, odds, memo)
+            if own is not None:
+                own_hi, own_lo = own
                 hi, lo, total = max(hi, own_hi), min(lo, own_lo), total + own_hi + own_lo
         mask |= _FLAG_BIT.get(a.tag, 0)
         result = (mask, hi, lo, total, (own_hi, own_lo))
@@ -189,6 +203,7 @@ def page_features(
     has_main = any(k == 1 for k, _ in present)
 
     cache: dict[int, tuple] = {}
+    own_memo: dict[tuple, tuple[float, float] | None] = {}
     inside_memo: dict[str, list[bool]] = {}
     rows = []
     masks = []
@@ -199,7 +214,7 @@ def page_features(
         ancestors = b.ancestors
         if ancestors:
             # Chain above the block's own element, then the element itself.
-            mask, hi, lo, total, own = _chain(ancestors, odds, cache)
+            mask, hi, lo, total, own = _chain(ancestors, odds, cache, own_memo)
             parent = cache.get(id(ancestors[-2])) if len(ancestors) > 1 else None
             near = own[0] + own[1]
             count = 2 if own != (0.0, 0.0) else 0
@@ -214,8 +229,10 @@ def page_features(
             tag_onehot[i, group] = 1.0
         xpath = b.xpath
         depth = xpath.count("/")
-        for k, level in enumerate(GROUP_LEVELS):
-            group_keys[k].append(xpath.rsplit("/", level)[0] if depth > level else "")
+        cut = len(xpath)
+        for k, level in enumerate(GROUP_LEVELS):  # ancestor paths, nearest first
+            cut = xpath.rfind("/", 0, cut)
+            group_keys[k].append(xpath[:cut] if depth > level else "")
         if present:
             # Siblings share their parent's answer; only the block itself is new.
             parent_key = group_keys[0][-1]
@@ -225,8 +242,9 @@ def page_features(
             for (k, prefixes), up in zip(present, inherited):
                 cont[i, k] = 1.0 if up or xpath in prefixes else 0.0
         text = b.text
+        low = text.lower() if b.words <= max(TITLE_MAX_WORDS, CHROME_MAX_WORDS) else ""
         if title_tokens and b.words <= TITLE_MAX_WORDS:
-            btoks = set(_WORD.findall(text.lower()))
+            btoks = set(_WORD.findall(low))
             common = len(btoks & title_tokens)
             t_share = common / len(btoks) if btoks else 0.0
             t_cover = common / len(title_tokens)
@@ -240,7 +258,7 @@ def page_features(
             depth, own[0], own[1], hi, lo, near / count if count else 0.0, total,
             1.0 if b.tag in HEADING_TAGS else 0.0, 1.0 if text[:1].isupper() else 0.0,
             (len(head) - len(head.translate(_NO_DIGITS))) / len(head),
-            1.0 if b.words <= CHROME_MAX_WORDS and _CHROME.search(text.lower()) else 0.0,
+            1.0 if b.words <= CHROME_MAX_WORDS and _CHROME.search(low) else 0.0,
         ))
     base = np.array(rows, dtype=np.float64)
     words = base[:, 0].copy()
