@@ -156,8 +156,12 @@ def wrapped_lines(words: list[str], width: int = WRAP_WIDTH) -> tuple[int, int]:
     lengths each line end is one ``bisect``: the loop runs per line, not per
     word, on every block of every page.
     """
-    ends = [0, *accumulate(len(w) + 1 for w in words)]
-    n, start, lines = len(words), 0, 0
+    n = len(words)
+    if sum(map(len, words)) + n - 1 <= width:
+        return n, 1  # one line: most blocks
+    # Prefix sums of (word length + 1), all in C: this runs on every long block.
+    ends = [0, *accumulate(map((1).__add__, map(len, words)))]
+    start, lines = 0, 0
     while True:
         nxt = bisect_right(ends, ends[start] + width + 1, start + 2)
         if nxt > n:

@@ -65,6 +65,11 @@ MAX_REPEATS_IN_PAGE = 3
 #: product pages but content: never template.
 SPEC_CELL_MAX_CHARS = 40
 SPEC_CELL_TAGS = frozenset({"td", "th", "dt", "dd"})
+#: A template block of at most this many words, without links, that the generic steps
+#: kept right before content the template leaves is a repeated section title ("Table of
+#: Contents" on every index page of the Valgrind manual, "Specifications" on a shop's
+#: product pages): it stays. On tiny index pages that title was a tenth of the content.
+TITLE_MAX_WORDS = 6
 #: Content blocks at least this long identify a near-copy (see ``_near_copy``).
 DUPLICATE_MIN_CHARS = 100
 #: How many of a page's longest content blocks must all be known for it to be a near-copy.
@@ -78,6 +83,12 @@ SUPERVISED_STEP = "site-supervised"
 def _spec_cell(b: Block) -> bool:
     return (b.tag in SPEC_CELL_TAGS and b.text_chars < SPEC_CELL_MAX_CHARS
             and b.link_density < 0.5)
+
+
+def _titles(b: Block, following: Block, following_is_template: bool) -> bool:
+    """Whether ``b`` is a short title the generic steps kept over content the template leaves."""
+    return (b.is_content and b.words <= TITLE_MAX_WORDS and not b.link_words
+            and following.is_content and not following_is_template)
 
 
 @dataclass
@@ -151,6 +162,10 @@ class SiteLearner:
                     and not _spec_cell(b) for b, fp in zip(page.blocks, lesson.fingerprints)]
         if not lesson.duplicate and self._too_much(page, template):
             lesson.duplicate = True
+        blocks = page.blocks
+        for i in range(len(blocks) - 1):
+            if template[i] and _titles(blocks[i], blocks[i + 1], template[i + 1]):
+                template[i] = False
         clf = model.classifier
         can_vote = self.vote and clf.ready(self.min_examples) and (
             model.supervised > 0 or not self.vote_needs_supervision)
