@@ -224,8 +224,61 @@ def seed_experiment(paths: Sequence[str], selector: str, *, train_share: float =
     return SeedExperiment(n_train, len(paths) - n_train, blocks, errors, density_errors)
 
 
+def supervised_bound(samples: Sequence[Sample], extractor: str = "default", *, min_pages: int = 3,
+                     bits: Sequence[float] = (1.0, 2.0)) -> list[dict[str, float]]:
+    """How much boilerplate a site's n-gram classifier could cut if it knew the truth.
+
+    Each page's generic output is filtered by a classifier trained on the
+    *ground-truth* block labels (aligned ``main_content``) of the site's other
+    pages: blocks kept by the extractor that it calls discard with at least
+    ``bits`` bits of log-odds per character are dropped. Self-supervised site
+    learning cannot beat this leave-one-out bound. ``blocks`` is the other
+    bound: every kept block the ground truth calls boilerplate dropped.
+    """
+    from ..extractors import build_extractor
+    from ..sitelearning.ngram import DISCARD, KEEP, NGramClassifier
+    from ..training.alignment import align_blocks
+
+    chain = build_extractor(extractor)
+    pages = []  # (site, sample, blocks, kept, truth)
+    for site, group in iter_by_site(list(samples)):
+        if len(group) < min_pages or not site:
+            continue
+        for s in group:
+            page = Page.from_html(decode_html(s.html_bytes()), s.url)
+            chain.run(page)
+            texts = [b.text for b in page.blocks]
+            pages.append((site, s, texts, [b.is_content for b in page.blocks],
+                          align_blocks(page.blocks, s.main_content)))
+    outputs: dict[str, list[tuple[Sample, str]]] = {"generic": [], "blocks": []}
+    for cut in bits:
+        outputs[f"ngram {cut:g} bits/char"] = []
+    for i, (site, sample, texts, kept, truth) in enumerate(pages):
+        clf = NGramClassifier()
+        for j, (other_site, _, other_texts, _, other_truth) in enumerate(pages):
+            if other_site == site and j != i:
+                clf.train_many((KEEP if t else DISCARD, x) for x, t in zip(other_texts, other_truth))
+        outputs["generic"].append((sample, "\n".join(x for x, k in zip(texts, kept) if k)))
+        outputs["blocks"].append((sample, "\n".join(
+            x for x, k, t in zip(texts, kept, truth) if k and t)))
+        verdicts = [clf.classify(x) if k else None for x, k in zip(texts, kept)]
+        for cut in bits:
+            outputs[f"ngram {cut:g} bits/char"].append((sample, "\n".join(
+                x for x, v in zip(texts, verdicts)
+                if v is not None and not (v.category == DISCARD and -v.log_odds >= cut * len(x)))))
+    rows = []
+    base = [word_prf(text, s.main_content) for s, text in outputs["generic"]]
+    for name, items in outputs.items():
+        scores = [word_prf(text, s.main_content) for s, text in items]
+        rows.append({"bound": name, "boilerplate": 1 - statistics.fmean(x.precision for x in scores),
+                     "f1": statistics.fmean(x.f1 for x in scores),
+                     "worst_df1": min(x.f1 - b.f1 for x, b in zip(scores, base)),
+                     "pages": len(scores)})
+    return rows
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m scrapy_declutter.evaluation.sitelearning seed|make-dataset ...``."""
+    """``python -m scrapy_declutter.evaluation.sitelearning seed|bound|make-dataset ...``."""
     import argparse
     import os
 
@@ -234,6 +287,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     seed = sub.add_parser("seed", help="seed 000's 90/10 experiment on one site's pages")
     seed.add_argument("--selector", required=True)
     seed.add_argument("paths", nargs="+")
+    bound = sub.add_parser("bound", help="what a site classifier trained on the true labels could cut")
+    bound.add_argument("dataset")
+    bound.add_argument("-e", "--extractor", default="default")
+    bound.add_argument("--min-pages", type=int, default=3)
     make = sub.add_parser("make-dataset", help="WCXB-format folder from pages and a selector")
     make.add_argument("--out", required=True)
     make.add_argument("--domain", required=True)
@@ -247,6 +304,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"trained on {r.train_pages} pages, tested on {r.test_pages}: {r.blocks} density-kept "
               f"blocks, {r.errors} errors, block error rate {r.error_rate:.2%} "
               f"(density filter alone: {r.density_only_error_rate:.2%})")
+        return 0
+    if args.cmd == "bound":
+        from .dataset import load_dataset
+
+        rows = supervised_bound(load_dataset(args.dataset), args.extractor, min_pages=args.min_pages)
+        generic = rows[0]["boilerplate"]
+        print(f"{rows[0]['pages']} pages of sites with >= {args.min_pages} pages, {args.extractor!r}:")
+        for r in rows:
+            cut = (generic - r["boilerplate"]) / generic if generic else 0.0
+            print(f"{r['bound']:<22} bp {r['boilerplate']:.3f} (cut {cut:6.1%})  F1 {r['f1']:.4f}  "
+                  f"worst page dF1 {r['worst_df1']:+.3f}")
         return 0
     n = make_selector_dataset([(args.url_prefix + os.path.basename(p), p) for p in args.paths],
                               args.out, domain=args.domain, selector=args.selector,

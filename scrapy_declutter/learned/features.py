@@ -28,6 +28,7 @@ import re
 from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
+from lxml import etree
 
 from ..blocks import HEADING_TAGS, Ancestor
 
@@ -62,7 +63,7 @@ GROUP_LEVELS = (1, 2, 3)
 #: Neighbour offsets whose features are copied into the row.
 OFFSETS = (-2, -1, 1, 2)
 _END_PUNCT = tuple(".!?:;\"”'»)")
-_NO_DIGITS = str.maketrans("", "", "0123456789")
+_DIGIT = re.compile(r"[0-9]")
 CHROME_ROLES = frozenset("navigation banner contentinfo complementary menu menubar search".split())
 BODY_PROPS = frozenset("articleBody text description reviewBody".split())
 #: Title overlap is computed for blocks up to this long (titles and headings are short).
@@ -108,6 +109,12 @@ def class_tokens(ident: str, classes: tuple[str, ...]) -> set[str]:
     return set(_SUBWORD.findall(raw))
 
 
+#: Elements with a ``role`` or ``itemprop``, in document order. Selecting the attributes
+#: and stepping up is twice as fast in libxml2 as testing ``[@role or @itemprop]`` on
+#: every element.
+_ROLE_OR_ITEMPROP = etree.XPath("//@role/.. | //@itemprop/..")
+
+
 def container_paths(page: "Page") -> dict[str, tuple[str, ...]]:
     """XPaths of the page's content and chrome containers (one attribute scan, one tag scan)."""
     tree = page.root.getroottree()
@@ -115,7 +122,7 @@ def container_paths(page: "Page") -> dict[str, tuple[str, ...]]:
     try:
         for el in page.root.iter("article", "main"):
             found["in_article" if el.tag == "article" else "in_main"].append(el)
-        for el in page.root.xpath("//*[@role or @itemprop]"):
+        for el in _ROLE_OR_ITEMPROP(page.root):
             role, prop = el.get("role"), el.get("itemprop")
             if role == "main":
                 found["in_main"].append(el)
@@ -139,12 +146,10 @@ def _inside(xpath: str, prefixes: tuple[str, ...]) -> float:
 def _own_odds(a: Ancestor, odds: Mapping[str, float], memo: dict) -> tuple[float, float] | None:
     """Highest and lowest token odds of one element; None when no token has odds.
 
-    Memoised by (id, classes): a page repeats its class names (every menu
-    item, every comment), so most elements cost one dict lookup.
+    Memoised by (id, classes), which ``_chain`` looks up first: a page
+    repeats its class names (every menu item, every comment).
     """
     key = (a.id, a.classes)
-    if key in memo:
-        return memo[key]
     vals = [odds[t] for t in class_tokens(a.id, a.classes) if t in odds]
     own = memo[key] = (max(vals), min(vals)) if vals else None
     return own
@@ -170,7 +175,8 @@ def _chain(ancestors, odds, cache, memo):
     for a in ancestors[j:]:
         own_hi = own_lo = 0.0
         if a.id or a.classes:
-            own = _own_odds(a, odds, memo)
+            key = (a.id, a.classes)
+            own = memo[key] if key in memo else _own_odds(a, odds, memo)
             if own is not None:
                 own_hi, own_lo = own
                 hi, lo, total = max(hi, own_hi), min(lo, own_lo), total + own_hi + own_lo
@@ -257,7 +263,7 @@ def page_features(
             0.0, 0.0, 1.0 if text.endswith(_END_PUNCT) else 0.0, t_share, t_cover,
             depth, own[0], own[1], hi, lo, near / count if count else 0.0, total,
             1.0 if b.tag in HEADING_TAGS else 0.0, 1.0 if text[:1].isupper() else 0.0,
-            (len(head) - len(head.translate(_NO_DIGITS))) / len(head),
+            len(_DIGIT.findall(head)) / len(head),
             1.0 if b.words <= CHROME_MAX_WORDS and _CHROME.search(low) else 0.0,
         ))
     base = np.array(rows, dtype=np.float64)

@@ -10,6 +10,7 @@ lazily on the first page and then shared by every page and thread.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..blocks import BOILERPLATE, CONTENT
@@ -43,16 +44,7 @@ class LearnedClassifier(Step):
         self.heading_floor = heading_floor
 
     def _model(self) -> "BlockModel":
-        from ..learned.features import feature_names
-        from ..learned.model import ModelError, cached_model
-
-        m = cached_model(self.model)
-        if m.feature_names != feature_names():
-            raise ModelError(
-                f"model {self.model or 'shipped'} was trained on other features than this version "
-                "computes; rebuild it with `scrapy-declutter train-model`"
-            )
-        return m
+        return _checked_model(self.model)
 
     def _param(self, model: "BlockModel", name: str, default: float) -> float:
         value = getattr(self, name)
@@ -76,6 +68,21 @@ class LearnedClassifier(Step):
         for block, k, p in zip(page.blocks, keep, probs):
             changed |= block.set_label(CONTENT if k else BOILERPLATE, float(p), self.name)
         return changed
+
+
+@lru_cache(maxsize=8)
+def _checked_model(path: str | None) -> "BlockModel":
+    """The model at ``path`` (None: the shipped one), checked once against this version's features."""
+    from ..learned.features import feature_names
+    from ..learned.model import ModelError, cached_model
+
+    m = cached_model(path)
+    if m.feature_names != feature_names():
+        raise ModelError(
+            f"model {path or 'shipped'} was trained on other features than this version "
+            "computes; rebuild it with `scrapy-declutter train-model`"
+        )
+    return m
 
 
 def learned_chain(**params) -> list[Step]:
