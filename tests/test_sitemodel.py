@@ -249,3 +249,23 @@ def test_a_repeated_section_title_over_content_stays_while_the_footer_goes(monke
     # Without the rule, the same pages make the title template.
     monkeypatch.setattr(learner, "TITLE_MAX_WORDS", 0)
     assert last_page_steps()["Table of Contents"] == ("boilerplate", TEMPLATE_STEP)
+
+
+def test_a_page_with_almost_no_content_keeps_it_all(monkeypatch):
+    page = Page.from_html("<html><body><p>Release 3.19.0, 11 April 2022.</p>"
+                          "<p>Table of Contents</p><p>Home</p></body></html>",
+                          "https://example.org/faq")
+    for b in page.blocks:
+        b.set_label("boilerplate" if b.text == "Home" else "content", 1.0, "generic")
+    model = SiteModel("example.org", pages=10,
+                      fingerprints={fingerprint(b.text): 10 for b in page.blocks[1:]})
+
+    def labels() -> dict[str, str]:
+        SiteLearner().apply(page, model)
+        return {b.text: b.label for b in page.blocks}
+
+    # Both repeated blocks are template; only the one the generic steps dropped goes.
+    assert labels() == {"Release 3.19.0, 11 April 2022.": "content",
+                        "Table of Contents": "content", "Home": "boilerplate"}
+    monkeypatch.setattr(learner, "MIN_CONTENT_CHARS", 0)
+    assert labels()["Table of Contents"] == "boilerplate"

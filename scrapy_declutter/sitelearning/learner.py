@@ -58,6 +58,11 @@ VOTE_NEEDS_SUPERVISION = True
 #: the site repeats (eBay item pages whose only text is the shared shipping and returns
 #: policy lost 0.42 F1 at 0.7): it is left as the generic steps labelled it.
 MAX_TEMPLATE_CUT = 0.5
+#: A page whose generic content is shorter than this keeps it all: with a dozen words
+#: kept, each template block the site repeats there ("Table of Contents" on the
+#: Valgrind manual's FAQ page, whose ground truth has 21 words) is a large share of
+#: the page's F1. No wcxb-dev figure changes with it.
+MIN_CONTENT_CHARS = 200
 #: A fingerprint on this many blocks of one page is list items, never template.
 MAX_REPEATS_IN_PAGE = 3
 #: Table and definition-list cells shorter than this, without links, are a spec sheet's
@@ -83,6 +88,10 @@ SUPERVISED_STEP = "site-supervised"
 def _spec_cell(b: Block) -> bool:
     return (b.tag in SPEC_CELL_TAGS and b.text_chars < SPEC_CELL_MAX_CHARS
             and b.link_density < 0.5)
+
+
+def _content_chars(page: "Page") -> int:
+    return sum(b.text_chars for b in page.blocks if b.is_content)
 
 
 def _titles(b: Block, following: Block, following_is_template: bool) -> bool:
@@ -162,6 +171,8 @@ class SiteLearner:
                     and not _spec_cell(b) for b, fp in zip(page.blocks, lesson.fingerprints)]
         if not lesson.duplicate and self._too_much(page, template):
             lesson.duplicate = True
+        # On a near-copy or a page with almost no content, the template takes no content.
+        keep_content = lesson.duplicate or _content_chars(page) < MIN_CONTENT_CHARS
         blocks = page.blocks
         for i in range(len(blocks) - 1):
             if template[i] and _titles(blocks[i], blocks[i + 1], template[i + 1]):
@@ -170,7 +181,7 @@ class SiteLearner:
         can_vote = self.vote and clf.ready(self.min_examples) and (
             model.supervised > 0 or not self.vote_needs_supervision)
         for b, is_template in zip(page.blocks, template):
-            if is_template and not (lesson.duplicate and b.is_content):
+            if is_template and not (keep_content and b.is_content):
                 b.set_label(BOILERPLATE, 0.0, TEMPLATE_STEP)
                 lesson.template += 1
                 teach(DISCARD, b.text)
@@ -202,7 +213,7 @@ class SiteLearner:
 
     @staticmethod
     def _too_much(page: "Page", template: list[bool]) -> bool:
-        content = sum(b.text_chars for b in page.blocks if b.is_content)
+        content = _content_chars(page)
         cut = sum(b.text_chars for b, t in zip(page.blocks, template) if t and b.is_content)
         return content > 0 and cut > MAX_TEMPLATE_CUT * content
 
