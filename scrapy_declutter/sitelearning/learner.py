@@ -6,8 +6,11 @@ Labels, in order of trust:
    markers), when the page offers it: it decides every block;
 2. the template: a block whose fingerprint is on ``TEMPLATE_SHARE`` of the
    site's pages is boilerplate, whatever the generic steps said, unless the
-   page repeats it ``MAX_REPEATS_IN_PAGE`` times (list items) or it is a
-   short table cell without links (a spec sheet's field names and values);
+   page repeats it ``MAX_REPEATS_IN_PAGE`` times (list items), it is a
+   short table cell without links (a spec sheet's field names and values),
+   or it is a short title the generic steps kept over content; and it takes
+   no content from a near-copy, from a page it would strip of half its
+   content, or from a page with under ``MIN_CONTENT_CHARS`` of content;
 3. the per-site n-gram classifier, for the blocks the generic steps left
    ambiguous (their score within ``ambiguous_margin`` of the step's cut) once
    it has ``min_examples`` blocks of each class, with at least
