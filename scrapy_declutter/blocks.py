@@ -297,20 +297,13 @@ def _make_block(
     link_chars = len(" ".join("".join(link_parts).split())) if link_parts else 0
     in_lines, lines = wrapped_lines(words)
     text_chars = len(text)
+    tag = el.tag
+    # Positional, in field order: this runs once per block of every page.
     return Block(
-        index=index,
-        text=text,
-        tag=el.tag if isinstance(el.tag, str) else "html",
-        xpath=tree.getpath(el),
-        ancestors=ancestors,
-        words=n_words,
-        link_words=link_words,
-        text_chars=text_chars,
-        markup_chars=markup,
-        tag_count=tags,
-        link_density=link_words / n_words if n_words else 0.0,
-        text_density=in_lines / lines,
-        char_density=(text_chars + 1) / (text_chars + markup + 1),
-        wrapped_lines=lines,
-        link_chars=link_chars,
+        index, text, tag if isinstance(tag, str) else "html", tree.getpath(el), ancestors,
+        n_words, link_words, text_chars, markup, tags,
+        link_words / n_words if n_words else 0.0,  # link_density
+        in_lines / lines,  # text_density
+        (text_chars + 1) / (text_chars + markup + 1),  # char_density
+        lines, link_chars,
     )
