@@ -70,6 +70,8 @@ BODY_PROPS = frozenset("articleBody text description reviewBody".split())
 TITLE_MAX_WORDS = 30
 #: Chrome phrases are looked for in blocks up to this long.
 CHROME_MAX_WORDS = 40
+#: Blocks up to this long are lower-cased once for the title and chrome features.
+_LOWERED_MAX_WORDS = max(TITLE_MAX_WORDS, CHROME_MAX_WORDS)
 #: Digit share is taken over this many leading characters.
 DIGIT_PREFIX = 80
 #: At most this many containers of one kind are looked at (pages with 500 <article> teasers).
@@ -248,7 +250,7 @@ def page_features(
             for (k, prefixes), up in zip(present, inherited):
                 cont[i, k] = 1.0 if up or xpath in prefixes else 0.0
         text = b.text
-        low = text.lower() if b.words <= max(TITLE_MAX_WORDS, CHROME_MAX_WORDS) else ""
+        low = text.lower() if b.words <= _LOWERED_MAX_WORDS else ""
         if title_tokens and b.words <= TITLE_MAX_WORDS:
             btoks = set(_WORD.findall(low))
             common = len(btoks & title_tokens)
