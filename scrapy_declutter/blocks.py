@@ -295,8 +295,9 @@ def _make_block(
     n_words = len(words)
     link_words = min(len(" ".join(link_parts).split()), n_words) if link_parts else 0
     link_chars = len(" ".join("".join(link_parts).split())) if link_parts else 0
-    in_lines, lines = wrapped_lines(words)
     text_chars = len(text)
+    # A text no wider than a line is one line (wrapped_lines' own shortcut, without the call).
+    in_lines, lines = (n_words, 1) if text_chars <= WRAP_WIDTH else wrapped_lines(words)
     tag = el.tag
     # Positional, in field order: this runs once per block of every page.
     return Block(
