@@ -154,12 +154,10 @@ def wrapped_lines(words: list[str], width: int = WRAP_WIDTH) -> tuple[int, int]:
     Greedy wrapping breaks before word ``k`` of a line that starts at word
     ``s`` once ``k``'s end passes the width, so with prefix sums of word
     lengths each line end is one ``bisect``: the loop runs per line, not per
-    word, on every block of every page.
+    word. (``_make_block`` skips the call for blocks that fit on one line.)
     """
     n = len(words)
-    if sum(map(len, words)) + n - 1 <= width:
-        return n, 1  # one line: most blocks
-    # Prefix sums of (word length + 1), all in C: this runs on every long block.
+    # Prefix sums of (word length + 1), all in C.
     ends = [0, *accumulate(map((1).__add__, map(len, words)))]
     start, lines = 0, 0
     while True:
@@ -296,7 +294,7 @@ def _make_block(
     link_words = min(len(" ".join(link_parts).split()), n_words) if link_parts else 0
     link_chars = len(" ".join("".join(link_parts).split())) if link_parts else 0
     text_chars = len(text)
-    # A text no wider than a line is one line (wrapped_lines' own shortcut, without the call).
+    # A text no wider than a line is one line: most blocks need no wrapping at all.
     in_lines, lines = (n_words, 1) if text_chars <= WRAP_WIDTH else wrapped_lines(words)
     tag = el.tag
     # Positional, in field order: this runs once per block of every page.
