@@ -145,16 +145,10 @@ def _inside(xpath: str, prefixes: tuple[str, ...]) -> float:
     return 0.0
 
 
-def _own_odds(a: Ancestor, odds: Mapping[str, float], memo: dict) -> tuple[float, float] | None:
-    """Highest and lowest token odds of one element; None when no token has odds.
-
-    Memoised by (id, classes), which ``_chain`` looks up first: a page
-    repeats its class names (every menu item, every comment).
-    """
-    key = (a.id, a.classes)
+def _own_odds(a: Ancestor, odds: Mapping[str, float]) -> tuple[float, float] | None:
+    """Highest and lowest token odds of one element; None when no token has odds."""
     vals = [odds[t] for t in class_tokens(a.id, a.classes) if t in odds]
-    own = memo[key] = (max(vals), min(vals)) if vals else None
-    return own
+    return (max(vals), min(vals)) if vals else None
 
 
 def _chain(ancestors, odds, cache, memo):
@@ -177,8 +171,9 @@ def _chain(ancestors, odds, cache, memo):
     for a in ancestors[j:]:
         own_hi = own_lo = 0.0
         if a.id or a.classes:
+            # Memoised by (id, classes): a page repeats its class names.
             key = (a.id, a.classes)
-            own = memo[key] if key in memo else _own_odds(a, odds, memo)
+            own = memo[key] if key in memo else memo.setdefault(key, _own_odds(a, odds))
             if own is not None:
                 own_hi, own_lo = own
                 hi, lo, total = max(hi, own_hi), min(lo, own_lo), total + own_hi + own_lo
