@@ -240,41 +240,37 @@ def supervised_bound(samples: Sequence[Sample], extractor: str = "default", *, m
     from ..training.alignment import align_blocks
 
     chain = build_extractor(extractor)
-    pages = []  # (site, sample, blocks, kept, truth)
+    names = ["generic", "blocks", *(f"ngram {cut:g} bits/char" for cut in bits)]
+    outputs: dict[str, list[tuple[Sample, str]]] = {name: [] for name in names}
     for site, group in iter_by_site(list(samples)):
         if len(group) < min_pages or not site:
             continue
+        pages = []  # (sample, block texts, kept by the extractor, content by the ground truth)
         for s in group:
             page = Page.from_html(decode_html(s.html_bytes()), s.url)
             chain.run(page)
-            texts = [b.text for b in page.blocks]
-            pages.append((site, s, texts, [b.is_content for b in page.blocks],
+            pages.append((s, [b.text for b in page.blocks], [b.is_content for b in page.blocks],
                           align_blocks(page.blocks, s.main_content)))
-    outputs: dict[str, list[tuple[Sample, str]]] = {"generic": [], "blocks": []}
-    for cut in bits:
-        outputs[f"ngram {cut:g} bits/char"] = []
-    for i, (site, sample, texts, kept, truth) in enumerate(pages):
-        clf = NGramClassifier()
-        for j, (other_site, _, other_texts, _, other_truth) in enumerate(pages):
-            if other_site == site and j != i:
-                clf.train_many((KEEP if t else DISCARD, x) for x, t in zip(other_texts, other_truth))
-        outputs["generic"].append((sample, "\n".join(x for x, k in zip(texts, kept) if k)))
-        outputs["blocks"].append((sample, "\n".join(
-            x for x, k, t in zip(texts, kept, truth) if k and t)))
-        verdicts = [clf.classify(x) if k else None for x, k in zip(texts, kept)]
-        for cut in bits:
-            outputs[f"ngram {cut:g} bits/char"].append((sample, "\n".join(
-                x for x, v in zip(texts, verdicts)
-                if v is not None and not (v.category == DISCARD and -v.log_odds >= cut * len(x)))))
-    rows = []
-    base = [word_prf(text, s.main_content) for s, text in outputs["generic"]]
-    for name, items in outputs.items():
-        scores = [word_prf(text, s.main_content) for s, text in items]
-        rows.append({"bound": name, "boilerplate": 1 - statistics.fmean(x.precision for x in scores),
-                     "f1": statistics.fmean(x.f1 for x in scores),
-                     "worst_df1": min(x.f1 - b.f1 for x, b in zip(scores, base)),
-                     "pages": len(scores)})
-    return rows
+        for i, (sample, texts, kept, truth) in enumerate(pages):
+            clf = NGramClassifier()
+            for j, (_, other_texts, _, other_truth) in enumerate(pages):
+                if j != i:
+                    clf.train_many((KEEP if t else DISCARD, x) for x, t in zip(other_texts, other_truth))
+            outputs["generic"].append((sample, "\n".join(x for x, k in zip(texts, kept) if k)))
+            outputs["blocks"].append((sample, "\n".join(
+                x for x, k, t in zip(texts, kept, truth) if k and t)))
+            verdicts = [clf.classify(x) if k else None for x, k in zip(texts, kept)]
+            for name, cut in zip(names[2:], bits):
+                outputs[name].append((sample, "\n".join(
+                    x for x, v in zip(texts, verdicts)
+                    if v is not None and not (v.category == DISCARD and -v.log_odds >= cut * len(x)))))
+    scores = {name: [word_prf(text, s.main_content) for s, text in items]
+              for name, items in outputs.items()}
+    base = scores["generic"]
+    return [{"bound": name, "boilerplate": 1 - statistics.fmean(x.precision for x in got),
+             "f1": statistics.fmean(x.f1 for x in got),
+             "worst_df1": min(x.f1 - b.f1 for x, b in zip(got, base)), "pages": len(got)}
+            for name, got in scores.items()]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
