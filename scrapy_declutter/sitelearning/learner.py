@@ -93,10 +93,6 @@ def _spec_cell(b: Block) -> bool:
             and b.link_density < 0.5)
 
 
-def _content_chars(page: "Page") -> int:
-    return sum(b.text_chars for b in page.blocks if b.is_content)
-
-
 def _titles(b: Block, following: Block, following_is_template: bool) -> bool:
     """Whether ``b`` is a short title the generic steps kept over content the template leaves."""
     return (b.is_content and b.words <= TITLE_MAX_WORDS and not b.link_words
@@ -172,10 +168,11 @@ class SiteLearner:
         # "$6.85" once digits are folded) is a list's items, not the site's template.
         template = [model.fingerprints.get(fp, 0) >= threshold and in_page[fp] < MAX_REPEATS_IN_PAGE
                     and not _spec_cell(b) for b, fp in zip(page.blocks, lesson.fingerprints)]
-        if not lesson.duplicate and self._too_much(page, template):
+        content = sum(b.text_chars for b in page.blocks if b.is_content)
+        if not lesson.duplicate and self._too_much(page, template, content):
             lesson.duplicate = True
         # On a near-copy or a page with almost no content, the template takes no content.
-        keep_content = lesson.duplicate or _content_chars(page) < MIN_CONTENT_CHARS
+        keep_content = lesson.duplicate or content < MIN_CONTENT_CHARS
         blocks = page.blocks
         for i in range(len(blocks) - 1):
             if template[i] and _titles(blocks[i], blocks[i + 1], template[i + 1]):
@@ -215,8 +212,8 @@ class SiteLearner:
         return bool(top) and all(fp in model.fingerprints for _, fp in top)
 
     @staticmethod
-    def _too_much(page: "Page", template: list[bool]) -> bool:
-        content = _content_chars(page)
+    def _too_much(page: "Page", template: list[bool], content: int) -> bool:
+        """Whether the template would take over ``MAX_TEMPLATE_CUT`` of the ``content`` characters."""
         cut = sum(b.text_chars for b, t in zip(page.blocks, template) if t and b.is_content)
         return content > 0 and cut > MAX_TEMPLATE_CUT * content
 
