@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
+
+from conftest import SAMPLE_DATA
 
 from scrapy_declutter import Page
 from scrapy_declutter.blocks import BLOCK_TAGS, WRAP_WIDTH, segment, wrapped_lines
@@ -65,6 +69,36 @@ def test_nested_block_text_goes_to_the_innermost_block():
     blocks = Page.from_html("<div id=outer>lead<p>para</p>trail</div>").blocks
     assert [(b.tag, b.text) for b in blocks] == [("div", "lead"), ("p", "para"), ("div", "trail")]
     assert blocks[1].xpath == "/html/body/div/p"
+
+
+TRICKY_PATHS = """<html><body>
+<div>one</div><!-- c --><div>two<p>a</p><p>b<br><br>c</p><span><div>deep</div></span></div>
+<ul><li>x</li><script>s</script><li><b>y</b></li></ul><section><p>only</p></section>
+<table><tr><td>1</td><td>2</td></tr></table><div>three</div><p>tail</p>
+</body></html><html><p>after the first html</p></html>"""
+
+
+def test_block_xpaths_count_same_tag_siblings_only():
+    paths = [b.xpath for b in Page.from_html(TRICKY_PATHS).blocks]
+    assert paths == [
+        "/html/body/div[1]", "/html/body/div[2]", "/html/body/div[2]/p[1]",
+        "/html/body/div[2]/p[2]", "/html/body/div[2]/p[2]", "/html/body/div[2]/span/div",
+        "/html/body/ul/li[1]", "/html/body/ul/li[2]", "/html/body/section/p",
+        "/html/body/table/tr/td[1]", "/html/body/table/tr/td[2]", "/html/body/div[3]",
+        "/html/body/p", "/html/body/div[4]/p",
+    ]
+
+
+@pytest.mark.parametrize("path", sorted((SAMPLE_DATA / "wcxb").glob("*.html.gz")), ids=lambda p: p.name)
+def test_block_xpaths_are_the_ones_lxml_getpath_writes(path):
+    """The walk builds XPaths from its own sibling counts; they must be, word for word,
+    what ``getpath`` writes for an element (the tree filter and site supervision compare
+    them). Not every one is a valid XPath: a tag the parser took from ``class="row"`` is
+    written as is, by both."""
+    page = Page.from_html(gzip.decompress(path.read_bytes()))
+    written = {page.root.getroottree().getpath(el) for el in page.root.iter()}
+    assert page.blocks
+    assert [b.xpath for b in page.blocks if b.xpath not in written] == []
 
 
 def test_ancestors_carry_tag_id_and_classes_root_first():
