@@ -15,7 +15,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import Any, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 from lxml import etree
 
@@ -166,6 +166,14 @@ def wrapped_lines(words: list[str], width: int = WRAP_WIDTH) -> tuple[int, int]:
             break
         start, lines = nxt - 1, lines + 1
     return (n, 1) if lines == 0 else (start, lines)
+
+
+def subtree_prefixes(xpaths: Iterable[str]) -> tuple[str, ...]:
+    """Prefixes that tell, in one C call, whether a block lies in one of these elements:
+    ``(block.xpath + "/").startswith(prefixes)`` is true when the block's path equals
+    one of ``xpaths`` or runs below it (``/div[1]`` holds ``/div[1]/p``, not ``/div[10]``).
+    """
+    return tuple(xpath + "/" for xpath in xpaths)
 
 
 def _ancestor(el: etree._Element) -> Ancestor:

@@ -9,7 +9,7 @@ import pytest
 from conftest import SAMPLE_DATA
 
 from scrapy_declutter import Page
-from scrapy_declutter.blocks import BLOCK_TAGS, WRAP_WIDTH, segment, wrapped_lines
+from scrapy_declutter.blocks import BLOCK_TAGS, WRAP_WIDTH, segment, subtree_prefixes, wrapped_lines
 
 
 def texts(html: str) -> list[str]:
@@ -99,6 +99,15 @@ def test_block_xpaths_are_the_ones_lxml_getpath_writes(path):
     written = {page.root.getroottree().getpath(el) for el in page.root.iter()}
     assert page.blocks
     assert [b.xpath for b in page.blocks if b.xpath not in written] == []
+
+
+def test_subtree_prefixes_match_the_element_and_its_descendants_only():
+    prefixes = subtree_prefixes(["/html/body/div[1]", "/html/body/main"])
+    inside = ["/html/body/div[1]", "/html/body/div[1]/p", "/html/body/main/article/p[2]"]
+    outside = ["/html/body/div[10]", "/html/body/div[10]/p", "/html/body", "/html/body/mainly"]
+    assert [(x + "/").startswith(prefixes) for x in inside] == [True] * 3
+    assert [(x + "/").startswith(prefixes) for x in outside] == [False] * 4
+    assert not "/html/body/p/".startswith(subtree_prefixes([]))
 
 
 def test_ancestors_carry_tag_id_and_classes_root_first():

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Mapping
 import numpy as np
 from lxml import etree
 
-from ..blocks import HEADING_TAGS, Ancestor
+from ..blocks import HEADING_TAGS, Ancestor, subtree_prefixes
 
 if TYPE_CHECKING:
     from ..page import Page
@@ -138,13 +138,6 @@ def container_paths(page: "Page") -> dict[str, tuple[str, ...]]:
             for name, els in found.items()}
 
 
-def _inside(xpath: str, prefixes: tuple[str, ...]) -> float:
-    for p in prefixes:
-        if xpath.startswith(p) and (len(xpath) == len(p) or xpath[len(p)] == "/"):
-            return 1.0
-    return 0.0
-
-
 def _own_odds(a: Ancestor, odds: Mapping[str, float]) -> tuple[float, float] | None:
     """Highest and lowest token odds of one element; None when no token has odds."""
     vals = [odds[t] for t in class_tokens(a.id, a.classes) if t in odds]
@@ -201,18 +194,16 @@ def page_features(
     title_tokens = set(_WORD.findall(page.title.lower()))
     if containers is None:
         containers = container_paths(page)
-    present = [(k, v) for k, v in enumerate(containers.values()) if v]
+    present = [(k, subtree_prefixes(v)) for k, v in enumerate(containers.values()) if v]
     has_article = any(k == 0 for k, _ in present)
     has_main = any(k == 1 for k, _ in present)
 
     cache: dict[int, tuple] = {}
     own_memo: dict[tuple, tuple[float, float] | None] = {}
-    inside_memo: dict[str, list[bool]] = {}
     rows = []
     masks = []
     cont = np.zeros((n, len(CONTENT_CONTAINERS)))
     tag_onehot = np.zeros((n, len(TAG_GROUPS)))
-    group_keys: list[list[str]] = [[] for _ in GROUP_LEVELS]
     for i, b in enumerate(blocks):
         ancestors = b.ancestors
         if ancestors:
@@ -232,18 +223,11 @@ def page_features(
             tag_onehot[i, group] = 1.0
         xpath = b.xpath
         depth = xpath.count("/")
-        cut = len(xpath)
-        for k, level in enumerate(GROUP_LEVELS):  # ancestor paths, nearest first
-            cut = xpath.rfind("/", 0, cut)
-            group_keys[k].append(xpath[:cut] if depth > level else "")
         if present:
-            # Siblings share their parent's answer; only the block itself is new.
-            parent_key = group_keys[0][-1]
-            inherited = inside_memo.get(parent_key)
-            if inherited is None:
-                inherited = inside_memo[parent_key] = [_inside(parent_key, p) for _, p in present]
-            for (k, prefixes), up in zip(present, inherited):
-                cont[i, k] = 1.0 if up or xpath in prefixes else 0.0
+            probe = xpath + "/"
+            for k, prefixes in present:
+                if probe.startswith(prefixes):
+                    cont[i, k] = 1.0
         text = b.text
         low = text.lower() if b.words <= _LOWERED_MAX_WORDS else ""
         if title_tokens and b.words <= TITLE_MAX_WORDS:
@@ -278,7 +262,12 @@ def page_features(
     flags = (bits & 1).astype(np.float64)
 
     groups = np.zeros((n, 3 * len(GROUP_LEVELS)))
-    for k, (gw, gl, gc) in enumerate(_subtree_sums(group_keys, words, link_words)):
+    # Subtrees are told apart by their root's Ancestor record: segmentation
+    # makes one per element, shared by every block below it.
+    ancestry = [b.ancestors for b in blocks]
+    level_ids = [[id(a[-1 - level]) if len(a) > level else 0 for a in ancestry]
+                 for level in GROUP_LEVELS]
+    for k, (gw, gl, gc) in enumerate(_subtree_sums(level_ids, words, link_words)):
         groups[:, 3 * k] = gw / total
         groups[:, 3 * k + 1] = gl / np.maximum(gw, 1.0)
         groups[:, 3 * k + 2] = np.log1p(gc)
@@ -303,7 +292,7 @@ def page_features(
 _BASE_INDEX = {name: i for i, name in enumerate(BASE_NAMES)}
 
 
-def _subtree_sums(level_keys: list[list[str]], words: np.ndarray, link_words: np.ndarray):
+def _subtree_sums(level_ids: list[list[int]], words: np.ndarray, link_words: np.ndarray):
     """Per level and block: words, link words and blocks of the subtree of that ancestor.
 
     A subtree's blocks are contiguous in document order, so its span runs
@@ -311,11 +300,10 @@ def _subtree_sums(level_keys: list[list[str]], words: np.ndarray, link_words: np
     the levels looked at; prefix sums then give its totals.
     """
     n = len(words)
-    index: dict[str, int] = {}
-    codes = np.array([[index.setdefault(k, len(index)) for k in keys] for keys in level_keys],
-                     dtype=np.int64)
-    first = np.full(len(index), n, dtype=np.int64)
-    last = np.full(len(index), -1, dtype=np.int64)
+    ids, codes = np.unique(np.array(level_ids, dtype=np.uint64), return_inverse=True)
+    codes = codes.reshape(len(level_ids), n)
+    first = np.full(len(ids), n, dtype=np.int64)
+    last = np.full(len(ids), -1, dtype=np.int64)
     pos = np.broadcast_to(np.arange(n), codes.shape)
     np.minimum.at(first, codes.ravel(), pos.ravel())
     np.maximum.at(last, codes.ravel(), pos.ravel())

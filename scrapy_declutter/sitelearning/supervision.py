@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from lxml import etree
 from parsel.csstranslator import HTMLTranslator
 
+from ..blocks import subtree_prefixes
+
 if TYPE_CHECKING:
     from ..page import Page
 
@@ -30,14 +32,6 @@ def selector_xpath(selector: str) -> str:
     return HTMLTranslator().css_to_xpath(s)
 
 
-def _inside(xpath: str, roots: set[str]) -> bool:
-    """Whether an element path equals or lies under one of ``roots``."""
-    if xpath in roots:
-        return True
-    parts = xpath.split("/")
-    return any("/".join(parts[:i]) in roots for i in range(2, len(parts)))
-
-
 def selector_labels(page: "Page", selector: str) -> list[bool] | None:
     """Per block: inside an element the selector matches. None when it matches nothing."""
     try:
@@ -48,8 +42,8 @@ def selector_labels(page: "Page", selector: str) -> list[bool] | None:
     if not elements:
         return None
     tree = page.root.getroottree()
-    roots = {tree.getpath(el) for el in elements}
-    return [_inside(b.xpath, roots) for b in page.blocks]
+    prefixes = subtree_prefixes(tree.getpath(el) for el in elements)
+    return [(b.xpath + "/").startswith(prefixes) for b in page.blocks]
 
 
 def marker_labels(page: "Page") -> list[bool] | None:
