@@ -144,6 +144,25 @@ def test_features_have_one_row_per_block_and_named_columns():
     assert page_features(Page.from_html("<html></html>"), {}).shape == (0, len(names))
 
 
+def test_odds_memo_shared_across_pages_changes_no_feature_and_stays_bounded(monkeypatch):
+    import scrapy_declutter.learned.features as features
+
+    odds = {"content": 1.5, "nav": -2.0, "post": 0.5, "footer": -1.0}
+    pages = [Page.from_html(wcxb_page(i)[0], wcxb_page(i)[1].get("url")) for i in ("0082", "0540", "0619")]
+    pages.append(Page.from_html(ARTICLE.replace("<article>", "<article class='post-content'>")))
+    alone = [page_features(p, odds) for p in pages]
+    memo: dict = {}
+    shared = [page_features(p, odds, memo=memo) for p in pages]
+    assert all(np.array_equal(a, b) for a, b in zip(alone, shared))
+    assert memo  # the combinations were kept for the next page
+    monkeypatch.setattr(features, "ODDS_MEMO_MAX", 5)
+    page_features(pages[0], odds, memo=memo)
+    alone_memo: dict = {}
+    page_features(pages[0], odds, memo=alone_memo)
+    assert memo.keys() == alone_memo.keys()  # emptied before the page, refilled by it
+    assert np.array_equal(page_features(pages[1], odds, memo=memo), alone[1])
+
+
 def test_class_tokens_split_names_into_subwords():
     assert class_tokens("post-content__body", ("nav_menu", "X1")) == {
         "post", "content", "body", "nav", "menu", "x1"}

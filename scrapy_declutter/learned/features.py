@@ -76,6 +76,9 @@ _LOWERED_MAX_WORDS = max(TITLE_MAX_WORDS, CHROME_MAX_WORDS)
 DIGIT_PREFIX = 80
 #: At most this many containers of one kind are looked at (pages with 500 <article> teasers).
 MAX_CONTAINERS = 50
+#: Id/class combinations whose odds a shared memo keeps (a few MB at most).
+ODDS_MEMO_MAX = 20_000
+_UNSEEN = object()
 
 BASE_NAMES = [
     "log_words", "log_chars", "link_density", "text_density", "char_density",
@@ -164,9 +167,11 @@ def _chain(ancestors, odds, cache, memo):
     for a in ancestors[j:]:
         own_hi = own_lo = 0.0
         if a.id or a.classes:
-            # Memoised by (id, classes): a page repeats its class names.
+            # Memoised by (id, classes): pages and sites repeat their class names.
             key = (a.id, a.classes)
-            own = memo[key] if key in memo else memo.setdefault(key, _own_odds(a, odds))
+            own = memo.get(key, _UNSEEN)  # one lookup: another thread may empty the memo
+            if own is _UNSEEN:
+                own = memo[key] = _own_odds(a, odds)
             if own is not None:
                 own_hi, own_lo = own
                 hi, lo, total = max(hi, own_hi), min(lo, own_lo), total + own_hi + own_lo
@@ -180,11 +185,16 @@ def page_features(
     page: "Page",
     odds: Mapping[str, float] | None = None,
     containers: dict[str, tuple[str, ...]] | None = None,
+    memo: dict[tuple, tuple[float, float] | None] | None = None,
 ) -> np.ndarray:
     """The (blocks × features) float32 matrix of a page; ``odds`` maps id/class tokens to log-odds.
 
     ``containers`` (from ``container_paths``) lets training compute the
-    tree-dependent part once and drop the page's tree.
+    tree-dependent part once and drop the page's tree. ``memo`` keeps the
+    odds of each id/class combination across pages scored with the same
+    ``odds`` (the learned step keeps one per model): a site's pages, and
+    many sites' themes, repeat their class names. It is emptied when it
+    holds ``ODDS_MEMO_MAX`` combinations.
     """
     blocks = page.blocks
     n = len(blocks)
@@ -199,7 +209,10 @@ def page_features(
     has_main = any(k == 1 for k, _ in present)
 
     cache: dict[int, tuple] = {}
-    own_memo: dict[tuple, tuple[float, float] | None] = {}
+    if memo is None:
+        memo = {}
+    elif len(memo) > ODDS_MEMO_MAX:
+        memo.clear()
     rows = []
     masks = []
     cont = np.zeros((n, len(CONTENT_CONTAINERS)))
@@ -208,7 +221,7 @@ def page_features(
         ancestors = b.ancestors
         if ancestors:
             # Chain above the block's own element, then the element itself.
-            mask, hi, lo, total, own = _chain(ancestors, odds, cache, own_memo)
+            mask, hi, lo, total, own = _chain(ancestors, odds, cache, memo)
             parent = cache.get(id(ancestors[-2])) if len(ancestors) > 1 else None
             near = own[0] + own[1]
             count = 2 if own != (0.0, 0.0) else 0

@@ -113,6 +113,8 @@ class BlockModel:
     trees: TreeEnsemble
     odds: dict[str, float]
     meta: dict[str, Any] = field(default_factory=dict)
+    #: Odds of the id/class combinations seen so far, for ``page_features``'s ``memo``.
+    odds_memo: dict = field(default_factory=dict, repr=False)
 
     @property
     def feature_names(self) -> list[str]:

@@ -57,7 +57,7 @@ class LearnedClassifier(Step):
         from ..learned.features import page_features
 
         model = self._model()
-        probs = model.trees.probabilities(page_features(page, model.odds))
+        probs = model.trees.probabilities(page_features(page, model.odds, memo=model.odds_memo))
         keep = d.decide(
             page.blocks, probs,
             threshold=self._param(model, "threshold", d.THRESHOLD),
