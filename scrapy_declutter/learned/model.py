@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -71,39 +71,69 @@ class TreeEnsemble:
         """Log-odds of content for each row of ``X`` (rows × features).
 
         Every (row, tree) pair walks down one level per pass; indices are flat
-        (row offset + feature, 2 × node + went-right) so each pass is a few
-        1-D ``take`` calls, the cheapest gathers NumPy has.
+        (row offset + feature) so each pass is a few 1-D ``take`` calls, the
+        cheapest gathers NumPy has. Nodes go by twice their index (``_Walk``),
+        so the child taken is ``node + went-right`` with no multiplication, and
+        the roots' split, the same for every row, is one column gather.
         """
         n = len(X)
         if n == 0 or self.n_trees == 0:
             return np.full(n, self.base)
+        w = self._walk
         X = np.ascontiguousarray(X, dtype=np.float64)
         flat = X.ravel()
-        offsets = (np.arange(n, dtype=np.intp) * X.shape[1])[:, None]
-        node = np.repeat(self.roots[None, :], n, axis=0)
-        feature, threshold, children = self.feature, self.threshold, self._children
         has_nan = bool(np.isnan(flat).any())
-        for _ in range(self.depth):
-            x = flat.take(offsets + feature.take(node))
-            right = x > threshold.take(node)
+        x = X.take(w.root_feature, axis=1)
+        right = x > w.root_threshold
+        if has_nan:
+            right = np.where(np.isnan(x), ~w.root_missing_left, right)
+        node = w.children.take(w.roots + right)
+        offsets = (np.arange(n, dtype=np.intp) * X.shape[1])[:, None]
+        for _ in range(self.depth - 1):
+            x = flat.take(offsets + w.feature.take(node))
+            right = x > w.threshold.take(node)
             if has_nan:
-                right = np.where(np.isnan(x), ~self.missing_left.take(node), right)
-            node = children.take(2 * node + right)
-        return self.value.take(node).sum(axis=1) + self.base
+                right = np.where(np.isnan(x), ~w.missing_left.take(node), right)
+            node = w.children.take(node + right)
+        return w.value.take(node).sum(axis=1) + self.base
 
     @property
-    def _children(self) -> np.ndarray:
-        """Left and right child of every node interleaved: index 2 × node + went-right."""
-        cached = self.__dict__.get("_children_cache")
+    def _walk(self) -> "_Walk":
+        cached = self.__dict__.get("_walk_cache")
         if cached is None:
-            cached = np.empty(2 * len(self.left), dtype=np.intp)
-            cached[0::2], cached[1::2] = self.left, self.right
-            object.__setattr__(self, "_children_cache", cached)
+            cached = _Walk.of(self)
+            object.__setattr__(self, "_walk_cache", cached)
         return cached
 
     def probabilities(self, X: np.ndarray) -> np.ndarray:
         """P(content) of each row."""
         return 1.0 / (1.0 + np.exp(-self.raw_scores(X)))
+
+
+class _Walk(NamedTuple):
+    """The node arrays as ``raw_scores`` reads them: node ``k`` lives at ``2k`` and
+    ``2k + 1`` (the two slots of ``children`` hold its left and right child, as
+    doubled indices), and the roots' split is pulled out once."""
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    missing_left: np.ndarray
+    children: np.ndarray
+    value: np.ndarray
+    roots: np.ndarray
+    root_feature: np.ndarray
+    root_threshold: np.ndarray
+    root_missing_left: np.ndarray
+
+    @classmethod
+    def of(cls, t: TreeEnsemble) -> "_Walk":
+        children = np.empty(2 * len(t.left), dtype=np.intp)
+        children[0::2], children[1::2] = 2 * t.left, 2 * t.right
+        return cls(
+            np.repeat(t.feature, 2), np.repeat(t.threshold, 2), np.repeat(t.missing_left, 2),
+            children, np.repeat(t.value, 2), 2 * t.roots,
+            t.feature[t.roots], t.threshold[t.roots], t.missing_left[t.roots],
+        )
 
 
 @dataclass(frozen=True, eq=False)
