@@ -3,8 +3,9 @@
 A crawler meets pages no template was written for: 20 MB dumps, 200,000
 table rows, documents nested 100,000 levels deep. Segmentation is linear in
 the number of elements, but its constant is Python's, and a few operations
-grow faster (lxml's ``getpath`` counts the siblings of every block, so one
-parent with N children costs N² in C). Rather than a wall-clock timeout,
+grow faster (lxml's ``getpath``, which the tree filter calls for every
+block, counts the siblings at each level, so one parent with N children
+costs N² in C; segmentation writes its paths from its own counts). Rather than a wall-clock timeout,
 which cannot interrupt lxml's C code on a worker thread, each page is
 measured before it is analysed and passed through with a reason when it is
 over a cap. The defaults sit about three times above the largest of the 1,358
@@ -31,7 +32,7 @@ logger = logging.getLogger(__name__)
 MAX_BYTES = 10 * 1024 * 1024
 #: Elements in the parsed tree; segmentation time grows with them (about 50-90 µs each).
 MAX_ELEMENTS = 50_000
-#: Children of one element (200,000 sibling rows make ``getpath`` quadratic).
+#: Children of one element (200,000 sibling rows make the tree filter's ``getpath`` quadratic).
 MAX_CHILDREN = 5_000
 #: libxml2 stops parsing at this nesting depth (with ``huge_tree``) and drops the rest of the page.
 PARSER_MAX_DEPTH = 2048
