@@ -76,7 +76,7 @@ _LOWERED_MAX_WORDS = max(TITLE_MAX_WORDS, CHROME_MAX_WORDS)
 DIGIT_PREFIX = 80
 #: At most this many containers of one kind are looked at (pages with 500 <article> teasers).
 MAX_CONTAINERS = 50
-#: Id/class combinations whose odds a shared memo keeps (a few MB at most).
+#: Id/class names and combinations whose odds a shared memo keeps (a few MB at most).
 ODDS_MEMO_MAX = 20_000
 _UNSEEN = object()
 
@@ -141,10 +141,24 @@ def container_paths(page: "Page") -> dict[str, tuple[str, ...]]:
             for name, els in found.items()}
 
 
-def _own_odds(a: Ancestor, odds: Mapping[str, float]) -> tuple[float, float] | None:
-    """Highest and lowest token odds of one element; None when no token has odds."""
-    vals = [odds[t] for t in class_tokens(a.id, a.classes) if t in odds]
-    return (max(vals), min(vals)) if vals else None
+def _own_odds(a: Ancestor, odds: Mapping[str, float], memo: dict) -> tuple[float, float] | None:
+    """Highest and lowest token odds of one element; None when no token has odds.
+
+    Worked out per id or class name and combined: names (``container``,
+    ``row``, ``post``) recur across sites far more than their combinations,
+    so ``memo`` keeps each name's answer beside the combinations'. A name's
+    tokens are those of ``class_tokens``, which never span two names.
+    """
+    hi = lo = None
+    for name in (a.id, *a.classes):
+        got = memo.get(name, _UNSEEN)
+        if got is _UNSEEN:
+            vals = [odds[t] for t in set(_SUBWORD.findall(name.lower())) if t in odds]
+            got = memo[name] = (max(vals), min(vals)) if vals else None
+        if got is not None:
+            hi = got[0] if hi is None or got[0] > hi else hi
+            lo = got[1] if lo is None or got[1] < lo else lo
+    return None if hi is None else (hi, lo)
 
 
 def _chain(ancestors, odds, cache, memo):
@@ -171,7 +185,7 @@ def _chain(ancestors, odds, cache, memo):
             key = (a.id, a.classes)
             own = memo.get(key, _UNSEEN)  # one lookup: another thread may empty the memo
             if own is _UNSEEN:
-                own = memo[key] = _own_odds(a, odds)
+                own = memo[key] = _own_odds(a, odds, memo)
             if own is not None:
                 own_hi, own_lo = own
                 hi, lo, total = max(hi, own_hi), min(lo, own_lo), total + own_hi + own_lo
@@ -194,7 +208,7 @@ def page_features(
     odds of each id/class combination across pages scored with the same
     ``odds`` (the learned step keeps one per model): a site's pages, and
     many sites' themes, repeat their class names. It is emptied when it
-    holds ``ODDS_MEMO_MAX`` combinations.
+    holds ``ODDS_MEMO_MAX`` names and combinations.
     """
     blocks = page.blocks
     n = len(blocks)
