@@ -202,8 +202,13 @@ def segment(root: etree._Element) -> list[Block]:
     blocks: list[Block] = []
     path: list[etree._Element] = []
     lineage: dict[etree._Element, tuple[Ancestor, ...]] = {}
-    # Element -> (parent, position among same-tag siblings, the parent's tag counts).
-    steps: dict[etree._Element, tuple[Any, int, dict[str, int]]] = {}
+    # Per element on a block's path, in the order met: its parent, its position
+    # among same-tag siblings, the parent's tag counts. Parallel lists rather
+    # than a tuple each: fewer objects for the garbage collector to walk.
+    step_els: list[etree._Element] = []
+    step_parents: list[Any] = []
+    step_positions: list[int] = []
+    step_counts: list[dict[str, int]] = []
     block_els: list[etree._Element] = []
     kids: list[dict[str, int]] = [{}]
     nth: list[int] = []
@@ -230,7 +235,10 @@ def segment(root: etree._Element) -> list[Block]:
                 el = path[k]
                 ancestors = (*ancestors[1 - MAX_ANCESTORS :], _ancestor(el))
                 lineage[el] = ancestors
-                steps[el] = (path[k - 1] if k else None, nth[k], kids[k])
+                step_els.append(el)
+                step_parents.append(path[k - 1] if k else None)
+                step_positions.append(nth[k])
+                step_counts.append(kids[k])
         block_els.append(block_el)
         blocks.append(_make_block(len(blocks), words, link_parts, block_el, markup, tags, ancestors))
 
@@ -305,7 +313,8 @@ def segment(root: etree._Element) -> list[Block]:
     if has_text:
         emit()
     xpaths: dict[etree._Element, str] = {}
-    for el, (parent, position, counts) in steps.items():  # parents come before children
+    steps = zip(step_els, step_parents, step_positions, step_counts)
+    for el, parent, position, counts in steps:  # parents come before children
         tag = el.tag
         if parent is None:
             xpaths[el] = tree.getpath(el)

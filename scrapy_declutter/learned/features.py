@@ -175,7 +175,7 @@ def _chain(ancestors, odds, cache, memo):
     while j > 0 and id(ancestors[j - 1]) not in cache:
         j -= 1
     if j > 0:
-        mask, hi, lo, total, _ = cache[id(ancestors[j - 1])]
+        mask, hi, lo, total, _, _ = cache[id(ancestors[j - 1])]
     else:
         mask, hi, lo, total = 0, 0.0, 0.0, 0.0
     for a in ancestors[j:]:
@@ -190,7 +190,7 @@ def _chain(ancestors, odds, cache, memo):
                 own_hi, own_lo = own
                 hi, lo, total = max(hi, own_hi), min(lo, own_lo), total + own_hi + own_lo
         mask |= _FLAG_BIT.get(a.tag, 0)
-        result = (mask, hi, lo, total, (own_hi, own_lo))
+        result = (mask, hi, lo, total, own_hi, own_lo)
         cache[id(a)] = result
     return result
 
@@ -227,7 +227,9 @@ def page_features(
         memo = {}
     elif len(memo) > ODDS_MEMO_MAX:
         memo.clear()
-    rows = []
+    # One flat list, not a tuple per block: a tuple that lives to the end of the
+    # page is one more object for every garbage-collector pass to walk.
+    rows: list[float] = []
     masks = []
     cont = np.zeros((n, len(CONTENT_CONTAINERS)))
     tag_onehot = np.zeros((n, len(TAG_GROUPS)))
@@ -235,15 +237,15 @@ def page_features(
         ancestors = b.ancestors
         if ancestors:
             # Chain above the block's own element, then the element itself.
-            mask, hi, lo, total, own = _chain(ancestors, odds, cache, memo)
+            mask, hi, lo, total, own_hi, own_lo = _chain(ancestors, odds, cache, memo)
             parent = cache.get(id(ancestors[-2])) if len(ancestors) > 1 else None
-            near = own[0] + own[1]
-            count = 2 if own != (0.0, 0.0) else 0
-            if parent is not None and parent[4] != (0.0, 0.0):
-                near += parent[4][0] + parent[4][1]
+            near = own_hi + own_lo
+            count = 2 if own_hi or own_lo else 0
+            if parent is not None and (parent[4] or parent[5]):
+                near += parent[4] + parent[5]
                 count += 2
         else:
-            mask, hi, lo, total, own, near, count = 0, 0.0, 0.0, 0.0, (0.0, 0.0), 0.0, 0
+            mask, hi, lo, total, own_hi, own_lo, near, count = 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0
         masks.append(mask)
         group = _TAG_GROUP.get(b.tag)
         if group is not None:
@@ -265,16 +267,16 @@ def page_features(
         else:
             t_share = t_cover = 0.0
         head = text[:DIGIT_PREFIX]
-        rows.append((
+        rows.extend((
             b.words, b.text_chars, b.link_density, b.text_density, b.char_density,
             b.markup_chars, b.tag_count, b.stopword_density, b.position, b.link_words,
             0.0, 0.0, 1.0 if text.endswith(_END_PUNCT) else 0.0, t_share, t_cover,
-            depth, own[0], own[1], hi, lo, near / count if count else 0.0, total,
+            depth, own_hi, own_lo, hi, lo, near / count if count else 0.0, total,
             1.0 if b.tag in HEADING_TAGS else 0.0, 1.0 if text[:1].isupper() else 0.0,
             len(_DIGIT.findall(head)) / len(head),
             1.0 if b.words <= CHROME_MAX_WORDS and _CHROME.search(low) else 0.0,
         ))
-    base = np.array(rows, dtype=np.float64)
+    base = np.array(rows, dtype=np.float64).reshape(n, len(BASE_NAMES))
     words = base[:, 0].copy()
     link_words = base[:, 9].copy()
     total = words.sum() or 1.0
