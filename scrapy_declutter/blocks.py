@@ -292,12 +292,9 @@ def segment(root: etree._Element) -> list[Block]:
                     open_blocks.pop()
                     block_el, block_depth = open_blocks[-1]
                     markup = tags = br_run = 0
-                path.pop()
-                nth.pop()
-                kids.pop()
-            elif tag not in SKIP_TAGS and tag != "br":
-                if tag == "a":
-                    link_depth -= 1
+            elif tag == "a":
+                link_depth -= 1
+            if tag not in SKIP_TAGS and tag != "br":  # those never went onto ``path``
                 path.pop()
                 nth.pop()
                 kids.pop()

@@ -5,10 +5,10 @@ table rows, documents nested 100,000 levels deep. Segmentation is linear in
 the number of elements, but its constant is Python's, and a few operations
 grow faster (lxml's ``getpath``, which the tree filter calls for every
 block, counts the siblings at each level, so one parent with N children
-costs N² in C; segmentation writes its paths from its own counts). Rather than a wall-clock timeout,
-which cannot interrupt lxml's C code on a worker thread, each page is
-measured before it is analysed and passed through with a reason when it is
-over a cap. The defaults sit about three times above the largest of the 1,358
+costs N² in C; segmentation writes its paths from its own counts). Rather
+than a wall-clock timeout, which cannot interrupt lxml's C code on a
+worker thread, each page is measured before it is analysed and passed
+through with a reason when it is over a cap. The defaults sit about three times above the largest of the 1,358
 real pages of WCXB-dev (5.3 MB, 15,793 elements, 1,521 children of one
 parent), so no ordinary page is refused.
 

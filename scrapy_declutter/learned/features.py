@@ -149,16 +149,15 @@ def _own_odds(a: Ancestor, odds: Mapping[str, float], memo: dict) -> tuple[float
     so ``memo`` keeps each name's answer beside the combinations'. A name's
     tokens are those of ``class_tokens``, which never span two names.
     """
-    hi = lo = None
+    found = []
     for name in (a.id, *a.classes):
         got = memo.get(name, _UNSEEN)
         if got is _UNSEEN:
-            vals = [odds[t] for t in set(_SUBWORD.findall(name.lower())) if t in odds]
+            vals = [odds[t] for t in class_tokens(name, ()) if t in odds]
             got = memo[name] = (max(vals), min(vals)) if vals else None
         if got is not None:
-            hi = got[0] if hi is None or got[0] > hi else hi
-            lo = got[1] if lo is None or got[1] < lo else lo
-    return None if hi is None else (hi, lo)
+            found.append(got)
+    return (max(hi for hi, _ in found), min(lo for _, lo in found)) if found else None
 
 
 def _chain(ancestors, odds, cache, memo):
@@ -199,13 +198,13 @@ def page_features(
     page: "Page",
     odds: Mapping[str, float] | None = None,
     containers: dict[str, tuple[str, ...]] | None = None,
-    memo: dict[tuple, tuple[float, float] | None] | None = None,
+    memo: dict[tuple | str, tuple[float, float] | None] | None = None,
 ) -> np.ndarray:
     """The (blocks × features) float32 matrix of a page; ``odds`` maps id/class tokens to log-odds.
 
     ``containers`` (from ``container_paths``) lets training compute the
     tree-dependent part once and drop the page's tree. ``memo`` keeps the
-    odds of each id/class combination across pages scored with the same
+    odds of each id/class name and combination across pages scored with the same
     ``odds`` (the learned step keeps one per model): a site's pages, and
     many sites' themes, repeat their class names. It is emptied when it
     holds ``ODDS_MEMO_MAX`` names and combinations.

@@ -143,7 +143,7 @@ class BlockModel:
     trees: TreeEnsemble
     odds: dict[str, float]
     meta: dict[str, Any] = field(default_factory=dict)
-    #: Odds of the id/class combinations seen so far, for ``page_features``'s ``memo``.
+    #: Odds of the id/class names and combinations seen so far, for ``page_features``'s ``memo``.
     odds_memo: dict = field(default_factory=dict, repr=False)
 
     @property
