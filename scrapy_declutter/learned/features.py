@@ -108,10 +108,14 @@ def feature_names() -> list[str]:
     return names
 
 
+def name_tokens(name: str) -> set[str]:
+    """Subword tokens of one id or class name: ``post-content__body`` → post, content, body."""
+    return set(_SUBWORD.findall(name.lower()))
+
+
 def class_tokens(ident: str, classes: tuple[str, ...]) -> set[str]:
-    """Subword tokens of an element's id and classes: ``post-content__body`` → post, content, body."""
-    raw = " ".join((ident, *classes)).lower()
-    return set(_SUBWORD.findall(raw))
+    """Subword tokens of an element's id and classes (a token never spans two names)."""
+    return set().union(*map(name_tokens, (ident, *classes)))
 
 
 #: Elements with a ``role`` or ``itemprop``, in document order. Selecting the attributes
@@ -146,18 +150,17 @@ def _own_odds(a: Ancestor, odds: Mapping[str, float], memo: dict) -> tuple[float
 
     Worked out per id or class name and combined: names (``container``,
     ``row``, ``post``) recur across sites far more than their combinations,
-    so ``memo`` keeps each name's answer beside the combinations'. A name's
-    tokens are those of ``class_tokens``, which never span two names.
+    so ``memo`` keeps each name's answer beside the combinations'.
     """
-    found = []
+    own = None
     for name in (a.id, *a.classes):
         got = memo.get(name, _UNSEEN)
         if got is _UNSEEN:
-            vals = [odds[t] for t in class_tokens(name, ()) if t in odds]
+            vals = [odds[t] for t in name_tokens(name) if t in odds]
             got = memo[name] = (max(vals), min(vals)) if vals else None
         if got is not None:
-            found.append(got)
-    return (max(hi for hi, _ in found), min(lo for _, lo in found)) if found else None
+            own = got if own is None else (max(own[0], got[0]), min(own[1], got[1]))
+    return own
 
 
 def _chain(ancestors, odds, cache, memo):
