@@ -12,9 +12,10 @@ import time
 import pytest
 
 from scrapy_declutter import Declutter
+from scrapy_declutter.errors import StoreError, StoreUnavailableError
 from scrapy_declutter.sitelearning.model import SiteModel, fingerprint
 from scrapy_declutter.sitelearning.ngram import KEEP
-from scrapy_declutter.sitelearning.stores import StoreError, StoreUnavailableError, open_store
+from scrapy_declutter.sitelearning.stores import open_store
 from scrapy_declutter.sitelearning.stores.memory import MemoryStore
 from scrapy_declutter.sitelearning.stores.sqlite import SQLiteStore
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import logging
 
+from ...errors import StoreError, StoreUnavailableError
 from ..model import SiteModel
-from . import SiteStore, StoreError, StoreUnavailableError
+from .base import SiteStore
 
 logger = logging.getLogger(__name__)
 
