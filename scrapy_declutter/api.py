@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import logging
 
-from .extractors import build_extractor
 from .limits import ERROR
 from .page import Page, site_key
-from .result import Result, join_blocks
+from .registry import build_extractor
+from .result import Result, SiteDecisions, join_blocks
 
 logger = logging.getLogger(__name__)
 

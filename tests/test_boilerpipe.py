@@ -8,8 +8,8 @@ import pytest
 
 from scrapy_declutter import extract
 from scrapy_declutter.blocks import BOILERPLATE, CONTENT
-from scrapy_declutter.extractors import build_extractor
 from scrapy_declutter.page import Page
+from scrapy_declutter.registry import build_extractor
 from scrapy_declutter.steps.boilerpipe import (
     MAX_DISTANCE_1,
     MAX_DISTANCE_1_CONTENT_ONLY,

@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 from scrapy_declutter import extract
 from scrapy_declutter.blocks import BOILERPLATE, CONTENT
 from scrapy_declutter.evaluation.metric import word_prf
-from scrapy_declutter.extractors import REGISTRY, build_extractor
+from scrapy_declutter.errors import UnknownExtractorError
 from scrapy_declutter.language import StopwordLanguageGuesser, default_guesser, page_language
 from scrapy_declutter.page import Page
+from scrapy_declutter.registry import REGISTRY, build_extractor
 from scrapy_declutter.steps.justext import (
     BAD,
     GOOD,
@@ -241,7 +242,7 @@ def test_extractor_is_registered_and_takes_parameters():
     (step,) = build_extractor("justext(length_low=50, no_headings=true)").steps
     assert isinstance(step, JusText) and step.length_low == 50 and step.no_headings is True
     assert build_extractor("justext").steps[0].length_low == LENGTH_LOW
-    with pytest.raises(TypeError):
+    with pytest.raises(UnknownExtractorError, match="length_low, length_high"):
         build_extractor("justext(no_such_parameter=1)")
 
 

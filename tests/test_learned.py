@@ -25,6 +25,7 @@ from scrapy_declutter.learned.model import (
     load_model,
 )
 from scrapy_declutter.page import Page
+from scrapy_declutter.registry import DEFAULT, build_extractor
 
 from conftest import SHARED_WCXB, needs_shared, wcxb_page
 

@@ -165,7 +165,7 @@ def expand(paths: list[str]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..extractors import build_extractor
+    from ..registry import build_extractor
 
     build_extractor(args.extractor)  # fail on a bad name before reading or fetching anything
     analyse = Analyser(args.extractor, args.store, args.site)

@@ -22,8 +22,8 @@ from lxml import html as lxml_html
 
 from ..api import extract
 from ..errors import DeclutterError, UnknownExtractorError
-from ..extractors import build_extractor
 from ..page import decode_html
+from ..registry import build_extractor
 from .dataset import Sample
 from .metric import snippet_hits, word_prf
 

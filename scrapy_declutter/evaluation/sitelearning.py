@@ -189,7 +189,7 @@ def seed_experiment(paths: Sequence[str], selector: str, *, train_share: float =
     markers), and its error rate is counted over the density-kept chunks of
     the held-out pages.
     """
-    from ..extractors import build_extractor
+    from ..registry import build_extractor
     from ..sitelearning.model import SiteModel
     from ..sitelearning.ngram import DISCARD, KEEP, NGramClassifier
     from ..sitelearning.supervision import selector_labels
@@ -235,7 +235,7 @@ def supervised_bound(samples: Sequence[Sample], extractor: str = "default", *, m
     learning cannot beat this leave-one-out bound. ``blocks`` is the other
     bound: every kept block the ground truth calls boilerplate dropped.
     """
-    from ..extractors import build_extractor
+    from ..registry import build_extractor
     from ..sitelearning.ngram import DISCARD, KEEP, NGramClassifier
     from ..training.alignment import align_blocks
 

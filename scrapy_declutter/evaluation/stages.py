@@ -13,8 +13,8 @@ from typing import Sequence
 
 from lxml import html as lxml_html
 
-from ..extractors import build_extractor
 from ..page import Page, decode_html, parse_html
+from ..registry import build_extractor
 from .dataset import Sample
 
 

@@ -17,9 +17,9 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 from scrapy.utils.asyncio import run_in_thread
 
-from ..extractors import build_extractor
+from ..registry import build_extractor
 from .analyser import Analyser
-from .items import FieldWriter
+from .items import FieldWriter, field_values
 from .settings import DeclutterOptions, default_store_uri
 
 if TYPE_CHECKING:

@@ -285,16 +285,9 @@ class JusText(Step):
         final = classify_context_sensitive(
             cf_classes, headings, lengths, max_heading_distance=self.max_heading_distance
         )
-        changed = False
         for b, cf, c in zip(blocks, cf_classes, final):
-            b.extra["cf_class"] = cf
-            b.extra["justext_class"] = c
+            b.cf_class = cf
+            b.justext_class = c
             b.trail.append((f"{self.name}:context-free", cf))
             label = CONTENT if c == GOOD else BOILERPLATE
-            changed |= b.set_label(label, SCORES.get((cf, c), 0.5), self.name)
-        return changed
-
-
-def justext_chain(**params: object) -> list[Step]:
-    """Extractor ``justext``: the jusText step alone; parameters as ``JusText``'s."""
-    return [JusText(**params)]  # type: ignore[arg-type]
+            b.set_label(label, SCORES.get((cf, c), 0.5), self.name)

@@ -83,8 +83,3 @@ def _checked_model(path: str | None) -> "BlockModel":
             "computes; rebuild it with `scrapy-declutter train-model`"
         )
     return m
-
-
-def learned_chain(**params) -> list[Step]:
-    """Extractor ``learned``: the learned block classifier alone."""
-    return [LearnedClassifier(**params)]

@@ -17,7 +17,7 @@ from typing import Sequence
 
 from ..evaluation.dataset import Sample
 from ..evaluation.runner import PageScore, resolve_system, score_sample
-from ..extractors import DEFAULT
+from ..registry import DEFAULT
 from .learned import Corpus, domain_folds, train
 
 #: Names whose model is swapped for the fold's one.
