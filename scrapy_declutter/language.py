@@ -48,10 +48,6 @@ MIN_HITS = 5
 #: How much more a language must score than the default language to replace it.
 MARGIN_OVER_DEFAULT = 1.2
 
-#: ``page.notes`` keys: the language the stop-word features use, and where it came from.
-NOTE_LANGUAGE = "language"
-NOTE_LANGUAGE_SOURCE = "language_source"
-
 
 def _ranked_stoplist(name: str, top: int) -> list[str]:
     """The ``top`` first words of a jusText stop list (frequency order), lower-cased, without repeats."""
@@ -151,19 +147,11 @@ def declared_language(page: "Page") -> str | None:
 def page_language(page: "Page", *, detect: bool = True) -> str:
     """The language stop-word features should use: declared, else guessed, else English.
 
-    Decided once per page and kept in ``page.notes`` (``language`` and
-    ``language_source``: declared / detected / default), so every step that
-    needs it agrees and pays once.
+    A function of the tree and the blocks' text, which no step changes, so
+    every caller gets the same answer without a shared cache; the guess (a
+    couple of milliseconds) runs only on pages that declare no language.
     """
-    noted = page.notes.get(NOTE_LANGUAGE)
-    source = page.notes.get(NOTE_LANGUAGE_SOURCE)
-    if noted and (source == "declared" or (detect and source == "detected")):
-        return noted
-    language, source = declared_language(page), "declared"
+    language = declared_language(page)
     if language is None and detect:
-        language, source = default_guesser().guess(_page_words(page, MAX_WORDS)), "detected"
-    if language is None:
-        language, source = DEFAULT_LANGUAGE, "default"
-    page.notes[NOTE_LANGUAGE] = language
-    page.notes[NOTE_LANGUAGE_SOURCE] = source
-    return language
+        language = default_guesser().guess(_page_words(page, MAX_WORDS))
+    return language or DEFAULT_LANGUAGE

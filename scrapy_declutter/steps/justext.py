@@ -226,8 +226,8 @@ class JusText(Step):
     """jusText's context-free and context-sensitive classification as one step.
 
     Labels every block: good → content, bad → boilerplate. The finer classes
-    ride along: ``block.extra["cf_class"]`` (context-free: good, near-good,
-    short, bad) and ``block.extra["justext_class"]`` (final), and the trail
+    ride along: ``block.cf_class`` (context-free: good, near-good, short,
+    bad) and ``block.justext_class`` (final), and the trail
     gets ``("justext:context-free", cf_class)`` before the step's label.
     """
 
@@ -277,7 +277,7 @@ class JusText(Step):
             for b in page.blocks
         ]
 
-    def process(self, page: "Page") -> bool:
+    def process(self, page: "Page") -> None:
         blocks = page.blocks
         cf_classes = self.context_free(page)
         headings = [False] * len(blocks) if self.no_headings else [is_heading(b) for b in blocks]
