@@ -14,6 +14,10 @@ logger = logging.getLogger(__name__)
 
 def result_of(page: Page, extractor: str) -> Result:
     """Package an analysed Page as a Result."""
+    lesson, model = page.site_lesson, page.site_model
+    decisions = None
+    if lesson is not None and model is not None:
+        decisions = SiteDecisions(model.pages, lesson.template, lesson.voted, lesson.supervised)
     return Result(
         text=join_blocks(page.content_blocks),
         blocks=page.blocks,
@@ -23,6 +27,7 @@ def result_of(page: Page, extractor: str) -> Result:
         language=page.language,
         extractor=extractor,
         reason=page.reason,
+        site_learning=decisions,
     )
 
 

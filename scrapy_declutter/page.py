@@ -12,7 +12,7 @@ charset, then UTF-8), the rules Scrapy itself applies to ``response.text``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from lxml import etree
@@ -27,6 +27,10 @@ from .sniff import decode_html
 
 if TYPE_CHECKING:
     from scrapy.http import TextResponse
+
+    from .sitelearning.learner import PageLesson
+    from .sitelearning.model import SiteModel
+    from .steps.boilerpipe.document import TextDocument
 
 
 def site_key(url: str | None) -> str:
@@ -55,7 +59,11 @@ def parse_html(text: str) -> etree._Element:
 
 @dataclass(eq=False)
 class Page:
-    """A parsed page. ``root`` is shared with the caller and never mutated here."""
+    """A parsed page. ``root`` is shared with the caller and never mutated here.
+
+    Steps keep per-page state in the typed fields at the end, never on
+    themselves, so one chain serves every page and thread of a crawl.
+    """
 
     root: etree._Element
     url: str | None = None
@@ -63,12 +71,18 @@ class Page:
     title: str = ""
     language: str = DEFAULT_LANGUAGE
     blocks: list[Block] = field(default_factory=list)
-    #: Per-page scratch space for steps (e.g. a title a classifier found), so
-    #: steps themselves stay stateless and shareable across threads.
-    notes: dict[str, Any] = field(default_factory=dict)
     #: Why the page was passed through or only partly analysed ("" when it was
     #: analysed normally); see ``limits`` for the caps and the reasons.
     reason: str = ""
+    #: The Boilerpipe steps' view of the blocks (fused groups, removals), built
+    #: by the first of them (``steps.boilerpipe.document``).
+    boilerpipe: TextDocument | None = None
+    #: The model of the page's site that the site step applies (``Declutter``
+    #: sets it before the chain runs); None: no site learning for this page.
+    site_model: SiteModel | None = None
+    #: What the site step decided on the page and what the page teaches its
+    #: site, which ``Declutter`` learns once the chain has run.
+    site_lesson: PageLesson | None = None
 
     @classmethod
     def from_root(

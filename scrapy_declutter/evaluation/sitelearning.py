@@ -214,7 +214,7 @@ def seed_experiment(paths: Sequence[str], selector: str, *, train_share: float =
             continue
         density.run(page)
         kept = [b.is_content for b in page.blocks]
-        page.notes["site_model"] = model
+        page.site_model = model
         ngram.run(page)
         for b, was_kept, keep in zip(page.blocks, kept, labels):
             if was_kept:
