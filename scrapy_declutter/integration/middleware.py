@@ -17,7 +17,6 @@ from scrapy.http import HtmlResponse
 from scrapy.http.request import NO_CALLBACK
 
 from ..report.files import ReportSampler
-from .items import field_values
 from .settings import (
     FIELDS_META_KEY,
     META_KEY,
@@ -32,9 +31,6 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
-
-
-_FIELDS_EXTRA = "_item_fields"
 
 
 def request_options(state: CrawlState, request: Request) -> DeclutterOptions | None:
@@ -69,10 +65,12 @@ def request_options(state: CrawlState, request: Request) -> DeclutterOptions | N
 class DeclutterMiddleware(CrawlComponent):
     """Downloader middleware: ``response.meta["declutter_result"]`` gets each HTML page's Result.
 
-    Passes through untouched: non-HTML responses, non-2xx responses, bodies
-    over ``DECLUTTER_MAX_SIZE``, requests with ``callback=NO_CALLBACK``
-    (robots.txt, media downloads) and requests whose ``meta["declutter"]`` is
-    False. Each reason is counted under ``declutter/skipped/<reason>``.
+    Passes through untouched: non-HTML responses, non-2xx responses, empty
+    bodies, requests with ``callback=NO_CALLBACK`` (robots.txt, media
+    downloads) and requests whose ``meta["declutter"]`` is False. Each reason
+    is counted under ``declutter/skipped/<reason>``. A body over
+    ``DECLUTTER_MAX_SIZE`` is the core's to refuse, unparsed, like any page
+    over its caps (``declutter/rejected/too_large``).
     """
 
     def __init__(self, crawler: Crawler) -> None:
@@ -88,8 +86,6 @@ class DeclutterMiddleware(CrawlComponent):
             return "non_html"
         if not 200 <= response.status < 300:
             return "status"
-        if len(response.body) > options.max_size:
-            return "too_large"
         if not response.body.strip():
             return "empty"
         return ""
@@ -104,10 +100,10 @@ class DeclutterMiddleware(CrawlComponent):
         if reason:
             state.skip(reason)
             return response
-        result = await state.analyse(response.url, options, self._analyse, response)
-        if result is not None:
-            request.meta[RESULT_META_KEY] = result
-            request.meta[FIELDS_META_KEY] = result.extra.pop(_FIELDS_EXTRA, None)
+        analysis = await state.analyse(response.url, options, self._analyse, response)
+        if analysis is not None:
+            request.meta[RESULT_META_KEY] = analysis.result
+            request.meta[FIELDS_META_KEY] = analysis.fields
             if RESPONSE_FLAG not in response.flags:
                 response.flags.append(RESPONSE_FLAG)
         return response
@@ -126,9 +122,6 @@ class DeclutterMiddleware(CrawlComponent):
         )
         if self.inspector is not None:
             self._save_report(result)
-        # The item field values (a dict per block) are built here too, off the
-        # reactor: on a page of thousands of blocks that takes milliseconds.
-        result.extra[_FIELDS_EXTRA] = field_values(result, options)
         return result
 
     def _save_report(self, result: Any) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from itemadapter import ItemAdapter
 
-from .items import field_values, has_value
+from .items import has_value
 from .state import CrawlComponent
 
 
@@ -33,13 +33,10 @@ class DeclutterPipeline(CrawlComponent):
         if not isinstance(html, (str, bytes)):
             state.skip("html_field_type")
             return item
-        if len(html) > options.max_size:
-            state.skip("too_large")
-            return item
         url = url if isinstance(url, str) else None
-        result = await state.analyse(url, options, state.analyser.analyse_html, html, url)
-        if result is not None:
+        analysis = await state.analyse(url, options, state.analyser.analyse_html, html, url)
+        if analysis is not None:
             state.stats.inc_value("declutter/html_items")
-            if state.writer.write(item, field_values(result, options)):
+            if state.writer.write(item, analysis.fields):
                 state.stats.inc_value("declutter/items")
         return item

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import DeclutterError
+from ..errors import SettingsError
+from ..limits import MAX_BYTES
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -24,8 +25,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Bodies larger than this many bytes pass through unanalysed (``declutter/skipped/too_large``).
-DEFAULT_MAX_SIZE = 5 * 1024 * 1024
+#: Bodies larger than this many bytes pass through unanalysed (``declutter/rejected/too_large``):
+#: the core's one size cap (``limits.MAX_BYTES``), which this setting moves.
+DEFAULT_MAX_SIZE = MAX_BYTES
 #: Name of the SQLite file the default store keeps in the project's ``.scrapy`` data dir.
 DEFAULT_STORE_FILE = "declutter.sqlite3"
 
@@ -71,10 +73,6 @@ REQUEST_OPTIONS = frozenset(
     for s in DEFAULTS
     if s not in {"DECLUTTER_ENABLED", "DECLUTTER_STORE", "DECLUTTER_THREADS"}
 )
-
-
-class SettingsError(DeclutterError, ValueError):
-    """A DECLUTTER_* value or a meta override that cannot be used; the message names it."""
 
 
 def _text(value: Any) -> str | None:
