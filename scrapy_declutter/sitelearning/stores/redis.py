@@ -11,6 +11,7 @@ is back.
 from __future__ import annotations
 
 import logging
+from urllib.parse import urlsplit, urlunsplit
 
 from ..model import SiteModel
 from . import SiteStore, StoreError, StoreUnavailableError
@@ -24,6 +25,15 @@ SOCKET_TIMEOUT = 5.0
 MAX_RETRIES = 100
 
 
+def redacted(uri: str) -> str:
+    """The URI as messages show it: a password becomes ``***``, since crawl logs get shared."""
+    parts = urlsplit(uri)
+    if parts.password is None:
+        return uri
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
 class RedisStore(SiteStore):
     """Site models in a Redis database."""
 
@@ -34,7 +44,7 @@ class RedisStore(SiteStore):
             raise StoreError("the Redis store needs the redis package: "
                              "pip install scrapy-declutter[redis]") from exc
         self._redis = redis
-        self.uri = uri
+        self.uri = redacted(uri)
         self.prefix = prefix
         self.client = redis.Redis.from_url(uri, socket_timeout=timeout,
                                            socket_connect_timeout=timeout)
