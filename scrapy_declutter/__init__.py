@@ -17,6 +17,7 @@ _LAZY = {
     "DeclutterMiddleware": "scrapy_declutter.integration.middleware",
     "DeclutterSpiderMiddleware": "scrapy_declutter.integration.spidermw",
     "DeclutterPipeline": "scrapy_declutter.integration.pipeline",
+    "result_for": "scrapy_declutter.integration.handoff",
 }
 
 
@@ -47,4 +48,5 @@ __all__ = [
     "build_extractor",
     "extract",
     "extractors",
+    "result_for",
 ]

@@ -67,7 +67,7 @@ def test_options_defaults_and_command_line_strings():
     }).settings
     opts = DeclutterOptions.from_settings(settings)
     assert (opts.site_learning, opts.max_size, opts.blocks_field) == (False, 1000, None)
-    assert opts.fields == ("clean_text", "headline")
+    assert list(field_values(None, opts)) == ["clean_text", "headline"]
     assert opts.extractor == "default"
     with pytest.raises(SettingsError, match="DECLUTTER_MAX_SIZE"):
         DeclutterOptions.from_settings(get_crawler(settings_dict={"DECLUTTER_MAX_SIZE": "big"}).settings)
@@ -88,7 +88,7 @@ def test_meta_overrides_are_validated():
     assert base.override({}) is base
     over = base.override({"extractor": "density", "DECLUTTER_TEXT_FIELD": "txt", "site_learning": "off"})
     assert (over.extractor, over.text_field, over.site_learning) == ("density", "txt", False)
-    with pytest.raises(SettingsError, match="valid keys"):
+    with pytest.raises(SettingsError, match="store is not a scrapy_declutter meta"):
         base.override({"store": "memory:"})  # per crawl only
     with pytest.raises(SettingsError):
         base.override({"site_learning": "maybe"})
@@ -123,7 +123,9 @@ def test_field_writer_never_overwrites_and_warns_once(caplog):
 
 def test_field_values_of_a_rejected_page_carry_empty_text_and_no_blocks():
     rejected = Result(text="", blocks=[], reason="empty: no text")
-    assert field_values(rejected, DeclutterOptions(title_field="t")) == {"clean_text": ""}
+    options = DeclutterOptions(title_field="t", blocks_field="b")
+    assert field_values(rejected, options) == {"clean_text": "", "b": [], "t": ""}
+    assert field_values(None, options) == {"clean_text": None, "b": None, "t": None}
 
 
 def _middleware(**settings):
@@ -144,9 +146,10 @@ def test_skip_reasons():
     assert mw.skip_reason(req, html.replace(body=b"  "), opts) == "empty"
 
 
-def test_unknown_extractor_fails_at_start_up():
-    with pytest.raises(scrapy_declutter.UnknownExtractorError, match="valid names"):
-        _middleware(DECLUTTER_EXTRACTOR="no-such-extractor")
+def test_unknown_extractor_is_a_setup_error():
+    state = _middleware(DECLUTTER_EXTRACTOR="no-such-extractor").state
+    assert state.setup_error.startswith("DECLUTTER_EXTRACTOR='no-such-extractor' is not an extractor")
+    assert "valid names" in state.setup_error
 
 
 def test_importing_the_package_does_not_import_scrapy():

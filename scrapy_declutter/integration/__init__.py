@@ -1,10 +1,13 @@
 """The Scrapy components: add-on, downloader middleware, spider middleware, item pipeline.
 
+Also ``result_for(response)``, which gives a callback its page's Result.
+
 Importing this package imports Scrapy; ``scrapy_declutter`` itself re-exports
 these names lazily so that the extraction core loads without it.
 """
 
 from .addon import Addon
+from .handoff import result_for
 from .middleware import DeclutterMiddleware
 from .pipeline import DeclutterPipeline
 from .settings import DEFAULTS, DeclutterOptions
@@ -17,4 +20,5 @@ __all__ = [
     "DeclutterOptions",
     "DeclutterPipeline",
     "DeclutterSpiderMiddleware",
+    "result_for",
 ]

@@ -4,6 +4,10 @@ It only edits component dicts, with ``setdefault`` semantics at the ``addon``
 priority, so a priority the user gave any of the components wins, and every
 ``DECLUTTER_*`` setting keeps its default from ``settings.DEFAULTS`` unless
 the project, the spider or the command line sets it.
+
+Settings are not checked here: a spider's ``from_crawler`` may still change
+them after the add-ons ran. The components check them when Scrapy builds
+them (``state.CrawlState``).
 """
 
 from __future__ import annotations
