@@ -18,6 +18,8 @@ _LAZY = {
     "DeclutterSpiderMiddleware": "scrapy_declutter.integration.spidermw",
     "DeclutterPipeline": "scrapy_declutter.integration.pipeline",
     "result_for": "scrapy_declutter.integration.handoff",
+    "CsvItemExporter": "scrapy_declutter.integration.exporters",
+    "XmlItemExporter": "scrapy_declutter.integration.exporters",
 }
 
 
@@ -36,6 +38,7 @@ __all__ = [
     "BOILERPLATE",
     "CONTENT",
     "Block",
+    "CsvItemExporter",
     "Declutter",
     "DeclutterMiddleware",
     "DeclutterPipeline",
@@ -45,6 +48,7 @@ __all__ = [
     "Page",
     "Result",
     "UnknownExtractorError",
+    "XmlItemExporter",
     "build_extractor",
     "extract",
     "extractors",

@@ -50,6 +50,17 @@ def test_addon_keeps_user_priorities_and_survives_a_replaced_dict():
     assert Addon is scrapy_declutter.Addon
 
 
+def test_addon_registers_json_text_exporters_unless_the_project_has_its_own():
+    from scrapy_declutter.integration.exporters import CsvItemExporter, XmlItemExporter
+
+    exporters = get_crawler(settings_dict=ADDON).settings.getwithbase("FEED_EXPORTERS")
+    assert exporters["csv"] is CsvItemExporter and exporters["xml"] is XmlItemExporter
+    assert exporters["jsonlines"] == "scrapy.exporters.JsonLinesItemExporter"  # untouched
+    mine = {"csv": "myproject.exporters.Csv", "parquet": "myproject.exporters.Parquet"}
+    exporters = get_crawler(settings_dict={**ADDON, "FEED_EXPORTERS": mine}).settings
+    assert exporters.getdict("FEED_EXPORTERS") == {**mine, "xml": XmlItemExporter}
+
+
 def test_disabled_components_raise_not_configured():
     crawler = get_crawler(settings_dict={"DECLUTTER_ENABLED": "false"})
     for cls in (DeclutterMiddleware, DeclutterSpiderMiddleware, DeclutterPipeline):
