@@ -5,8 +5,8 @@ objects that Scrapy builds per crawler; they share one ``CrawlState`` (one
 store connection, one set of sites seen, one summary line at spider close).
 
 The state is also where a broken set-up is caught: the first component
-Scrapy builds reads and checks every option (``settings``), opens the store
-once and imports what site learning needs. Any problem becomes one error
+Scrapy builds reads and checks every option (``settings``), the store's
+scheme and backend, and that site learning imports. Any problem becomes one error
 logged when the spider opens, and the spider is closed before its first
 request with the finish reason ``declutter_setup_error``. Raising from
 ``from_crawler`` instead would make Scrapy print a traceback under
