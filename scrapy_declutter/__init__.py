@@ -17,6 +17,9 @@ _LAZY = {
     "DeclutterMiddleware": "scrapy_declutter.integration.middleware",
     "DeclutterSpiderMiddleware": "scrapy_declutter.integration.spidermw",
     "DeclutterPipeline": "scrapy_declutter.integration.pipeline",
+    "result_for": "scrapy_declutter.integration.handoff",
+    "CsvItemExporter": "scrapy_declutter.integration.exporters",
+    "XmlItemExporter": "scrapy_declutter.integration.exporters",
 }
 
 
@@ -35,6 +38,7 @@ __all__ = [
     "BOILERPLATE",
     "CONTENT",
     "Block",
+    "CsvItemExporter",
     "Declutter",
     "DeclutterMiddleware",
     "DeclutterPipeline",
@@ -44,7 +48,9 @@ __all__ = [
     "Page",
     "Result",
     "UnknownExtractorError",
+    "XmlItemExporter",
     "build_extractor",
     "extract",
     "extractors",
+    "result_for",
 ]

@@ -5,8 +5,8 @@ which can see the response. This pipeline handles what only the item knows: an
 item whose ``DECLUTTER_HTML_FIELD`` holds raw HTML (an API payload, a page
 rendered elsewhere, an item built in ``start()``) is analysed from that HTML,
 with the URL from ``DECLUTTER_URL_FIELD`` as its site key, and gets the same
-fields. It never drops an item: when the analysis fails the item goes on
-without the clean fields.
+fields. It never drops an item: when the analysis fails or is skipped the
+item goes on with those fields None.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import Any
 
 from itemadapter import ItemAdapter
 
-from .items import field_values, has_value
+from .handoff import PageOutput
+from .items import has_value
 from .state import CrawlComponent
 
 
@@ -32,14 +33,15 @@ class DeclutterPipeline(CrawlComponent):
         url = adapter.get(options.url_field) if options.url_field else None
         if not isinstance(html, (str, bytes)):
             state.skip("html_field_type")
-            return item
-        if len(html) > options.max_size:
+            output = PageOutput.unanalysed(options)
+        elif len(html) > options.max_size:
             state.skip("too_large")
-            return item
-        url = url if isinstance(url, str) else None
-        result = await state.analyse(url, options, state.analyser.analyse_html, html, url)
-        if result is not None:
-            state.stats.inc_value("declutter/html_items")
-            if state.writer.write(item, field_values(result, options)):
-                state.stats.inc_value("declutter/items")
+            output = PageOutput.unanalysed(options)
+        else:
+            url = url if isinstance(url, str) else None
+            output = await state.analyse(url, options, state.analyser.analyse_html, html, url)
+            if output.result is not None:
+                state.stats.inc_value("declutter/html_items")
+        if state.writer.write(item, output.fields):
+            state.stats.inc_value("declutter/items")
         return item
