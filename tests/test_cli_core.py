@@ -78,8 +78,8 @@ def test_evaluate_prints_rows_per_type_and_speed(capsys, tiny_dataset, tmp_path)
 
 
 def test_evaluate_with_jobs_gives_the_same_scores(tiny_dataset):
-    from scrapy_declutter.evaluation.dataset import load_dataset
-    from scrapy_declutter.evaluation.runner import run
+    from scrapy_declutter.lab.dataset import load_dataset
+    from scrapy_declutter.lab.evaluation.runner import run
 
     samples = load_dataset(tiny_dataset)
     one = {(s.file_id, s.system): s.f1 for s in run(samples, ["density"], progress=False)}

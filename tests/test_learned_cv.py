@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_declutter.evaluation.dataset import Sample
-from scrapy_declutter.training.crossval import evaluate_cv, fold_spec, uses_learned
-from scrapy_declutter.training.learned import Corpus, domain_folds, learn_odds, train
+from scrapy_declutter.lab.dataset import Sample
+from scrapy_declutter.lab.evaluation.crossval import evaluate_cv, fold_spec, uses_learned
+from scrapy_declutter.lab.training.learned import Corpus, domain_folds, learn_odds, train
 
 from conftest import WCXB_SAMPLES
 

@@ -20,7 +20,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from ..evaluation.dataset import Sample, load_dataset
+from .dataset import Sample, load_dataset
 
 #: Compositions checked beside the registered names: the seed's pipeline and the precision mode.
 COMPOSED = ("default", "density+ngram", "boilerpipe-article+tree")

@@ -15,10 +15,10 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from ..evaluation.dataset import Sample
-from ..evaluation.runner import PageScore, resolve_system, score_sample
-from ..extractors import DEFAULT
-from .learned import Corpus, domain_folds, train
+from ...extractors import DEFAULT
+from ..dataset import Sample
+from ..training.learned import Corpus, domain_folds, train
+from .runner import PageScore, resolve_system, score_sample
 
 #: Names whose model is swapped for the fold's one.
 LEARNED_NAMES = ("learned",)

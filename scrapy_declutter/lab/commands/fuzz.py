@@ -21,12 +21,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         from hypothesis import HealthCheck, given, seed, settings
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        from ..errors import DeclutterError
+        from ...errors import DeclutterError
 
         raise DeclutterError("fuzz needs Hypothesis: pip install 'scrapy-declutter[test]'") from exc
     import logging
 
-    from .. import extractors
+    from ... import extractors
     from ..fuzzing import byte_soups, check_invariants, content_types, html_documents
 
     logging.getLogger("scrapy_declutter").setLevel(logging.CRITICAL)  # pass-throughs are expected here

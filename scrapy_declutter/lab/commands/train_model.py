@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 #: Where the shipped model lives in a source checkout.
-SHIPPED = Path(__file__).resolve().parents[1] / "models" / "learned-blocks.npz"
+SHIPPED = Path(__file__).resolve().parents[2] / "models" / "learned-blocks.npz"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,8 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import DeclutterError
-    from ..evaluation.dataset import load_dataset
+    from ...errors import DeclutterError
+    from ..dataset import load_dataset
 
     try:
         import sklearn  # noqa: F401

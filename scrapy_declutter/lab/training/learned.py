@@ -24,12 +24,12 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..evaluation.dataset import Sample
-from ..evaluation.metric import word_prf
-from ..learned.features import class_tokens, container_paths, feature_names, page_features
-from ..learned.model import BlockModel, TreeEnsemble
-from ..learned.decide import decide
-from .alignment import align_blocks, page_of
+from ...learned.decide import decide
+from ...learned.features import class_tokens, container_paths, feature_names, page_features
+from ...learned.model import BlockModel, TreeEnsemble
+from ..alignment import align_blocks, page_of
+from ..dataset import Sample
+from ..metric import word_prf
 
 #: Boosting parameters of the shipped model (CV-checked; see README "Default (learned)").
 #: Chosen by 5-fold CV by domain on a quarter of the pages (mean word F1 at the best

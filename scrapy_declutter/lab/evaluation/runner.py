@@ -20,12 +20,12 @@ from typing import Callable, Iterable, Sequence
 
 from lxml import html as lxml_html
 
-from ..api import extract
-from ..errors import DeclutterError, UnknownExtractorError
-from ..extractors import build_extractor
-from ..page import decode_html
-from .dataset import Sample
-from .metric import snippet_hits, word_prf
+from ...api import extract
+from ...errors import DeclutterError, UnknownExtractorError
+from ...extractors import build_extractor
+from ...page import decode_html
+from ..dataset import Sample
+from ..metric import snippet_hits, word_prf
 
 System = Callable[[str, "str | None"], str]
 LXML = "lxml-parse"

@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from ..evaluation.dataset import load_dataset
+    from ..dataset import load_dataset
     from ..evaluation.runner import format_table, lxml_ms_per_page, run as run_eval, summarise
 
     names = args.extractors or ["default"]
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
             print(format_stages(stage_times(samples, name)))
         return 0
     if args.cv:
-        from ..training.crossval import evaluate_cv
+        from ..evaluation.crossval import evaluate_cv
 
         scores = evaluate_cv(samples, names, args.cv, progress=not args.no_progress)
     else:

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 #: Where the shipped model lives in a source checkout.
-SHIPPED = Path(__file__).resolve().parents[1] / "models" / "dragnet.json"
+SHIPPED = Path(__file__).resolve().parents[2] / "models" / "dragnet.json"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluation.dataset import load_dataset
+    from ..dataset import load_dataset
     from ..training.dragnet import (
         ABLATIONS,
         CITATION,
