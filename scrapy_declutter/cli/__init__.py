@@ -6,7 +6,7 @@ path, in help order. Modules are imported only to build the parser, and heavy
 imports stay inside the ``func`` bodies so ``--help`` is instant.
 
 The runtime commands (``extract``, ``inspect``, ``train``, ``sites``) live
-here; the development commands (evaluate, train models, fuzz...) live
+here; the development commands (evaluate, train models, fuzz, regress...) live
 in ``scrapy_declutter.lab.commands``. They are named here by string and loaded
 with ``import_module``, so the command line offers them while no runtime
 module imports the lab (the architecture tests check that direction).
@@ -34,6 +34,7 @@ COMMANDS = [
     f"{_LAB}.train_model",
     f"{_LAB}.fuzz",
     f"{_LAB}.adversarial",
+    f"{_LAB}.regress",
 ]
 
 
