@@ -2,6 +2,7 @@
 adversarial and regress.
 
 Each module has ``register(subparsers)`` like the runtime commands in
-``scrapy_declutter.cli``, which lists these modules by dotted path, and keeps
-heavy imports inside its ``run`` so ``--help`` stays instant.
+``scrapy_declutter.cli``, which lists these modules by dotted path. A command
+checks its optional dependencies (``lab.extras.require``) before any work and
+keeps heavy imports inside its ``run`` so ``--help`` stays instant.
 """

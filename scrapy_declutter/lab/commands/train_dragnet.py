@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..dataset import load_dataset
+    from ..dataset import load_texts
     from ..training.dragnet import (
         ABLATIONS,
         CITATION,
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.no_progress and (i + 1) % 100 == 0:
             print(f"  featurised {i + 1} pages", file=sys.stderr)
 
-    samples = load_dataset(args.dataset, args.limit)
+    samples = load_texts(args.dataset, args.limit)
     pages, vocab = build_corpus(samples, progress=tick)
     blocks = sum(len(pd.texts) for pd in pages)
     print(f"{len(pages)} pages, {blocks} blocks, {len(vocab)} distinct class/id tokens from {args.dataset}")

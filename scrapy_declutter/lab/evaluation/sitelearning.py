@@ -302,9 +302,9 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"(density filter alone: {r.density_only_error_rate:.2%})")
         return 0
     if args.cmd == "bound":
-        from ..dataset import load_dataset
+        from ..dataset import load_texts
 
-        rows = supervised_bound(load_dataset(args.dataset), args.extractor, min_pages=args.min_pages)
+        rows = supervised_bound(load_texts(args.dataset), args.extractor, min_pages=args.min_pages)
         generic = rows[0]["boilerplate"]
         print(f"{rows[0]['pages']} pages of sites with >= {args.min_pages} pages, {args.extractor!r}:")
         for r in rows:
