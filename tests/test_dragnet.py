@@ -15,7 +15,7 @@ from conftest import WCXB_SAMPLES
 
 from scrapy_declutter import extract
 from scrapy_declutter.blocks import Ancestor
-from scrapy_declutter.evaluation.dataset import Sample
+from scrapy_declutter.lab.dataset import Sample
 from scrapy_declutter.page import Page
 from scrapy_declutter.steps.cetr import (
     cetr_features,
@@ -40,7 +40,7 @@ from scrapy_declutter.steps.dragnet_features import (
     page_tokens,
     token_features,
 )
-from scrapy_declutter.training.dragnet import (
+from scrapy_declutter.lab.training.dragnet import (
     PageData,
     Vocabulary,
     domain_folds,
@@ -341,7 +341,7 @@ def test_inference_never_imports_the_training_code():
         "import sys; from scrapy_declutter import extract; "
         "r = extract('<html><body><p>' + 'Some words of text. ' * 20 + '</p></body></html>', "
         "extractor='dragnet'); "
-        "assert not [m for m in sys.modules if m.startswith('scrapy_declutter.training')]; "
+        "assert not [m for m in sys.modules if m.startswith('scrapy_declutter.lab')]; "
         "assert 'sklearn' not in sys.modules; print(len(r.text))"
     )
     out = subprocess.run(

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from scrapy_declutter import extract
 from scrapy_declutter.blocks import BOILERPLATE, CONTENT
-from scrapy_declutter.evaluation.metric import word_prf
+from scrapy_declutter.lab.metric import word_prf
 from scrapy_declutter.extractors import REGISTRY, build_extractor
 from scrapy_declutter.language import StopwordLanguageGuesser, default_guesser, page_language
 from scrapy_declutter.page import Page

@@ -13,7 +13,7 @@ import pytest
 
 from scrapy_declutter import extract
 from scrapy_declutter.blocks import BOILERPLATE, CONTENT
-from scrapy_declutter.evaluation.metric import word_prf
+from scrapy_declutter.lab.metric import word_prf
 from scrapy_declutter.extractors import DEFAULT, build_extractor
 from scrapy_declutter.learned.decide import decide, smooth
 from scrapy_declutter.learned.features import class_tokens, feature_names, page_features
@@ -107,7 +107,7 @@ def test_numpy_trees_equal_scikit_learn_predictions():
     pytest.importorskip("sklearn")
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    from scrapy_declutter.training.learned import export_trees
+    from scrapy_declutter.lab.training.learned import export_trees
 
     X, y = _toy_data()
     X[::17, 2] = np.nan  # missing values follow the learned side
@@ -119,7 +119,7 @@ def test_numpy_trees_equal_scikit_learn_predictions():
 
 def test_numpy_trees_equal_lightgbm_predictions():
     lightgbm = pytest.importorskip("lightgbm")
-    from scrapy_declutter.training.learned import export_trees
+    from scrapy_declutter.lab.training.learned import export_trees
 
     X, y = _toy_data()
     clf = lightgbm.LGBMClassifier(n_estimators=20, num_leaves=8, verbose=-1, n_jobs=1).fit(X, y)
@@ -250,7 +250,7 @@ def test_default_extractor_scores_well_on_bundled_pages():
 
 @needs_shared
 def test_learned_scores_well_on_a_slice_of_the_dataset():
-    from scrapy_declutter.evaluation.dataset import load_dataset
+    from scrapy_declutter.lab.dataset import load_dataset
 
     samples = load_dataset(SHARED_WCXB)[::90]
     scores = [word_prf(extract(s.html_bytes(), s.url).text, s.main_content).f1 for s in samples]

@@ -11,7 +11,7 @@ with the training data cited and the command that rebuilds it
 (``scrapy-declutter train-dragnet``). It is read lazily, on the first page,
 into the step instance, and validated field by field on load, so a corrupted
 or foreign file fails with a message that says what is wrong instead of a
-shape error deep inside NumPy. The training code (``scrapy_declutter.training``)
+shape error deep inside NumPy. The training code (``scrapy_declutter.lab.training``)
 is never imported here.
 """
 

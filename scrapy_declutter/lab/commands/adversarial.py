@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluation.adversarial import PAGES, measure
+    from ..adversarial import PAGES, measure
 
     print(f"{'page':34s} {'bytes':>11s} {'worst s':>8s} {'peak MB':>8s} {'blocks':>7s}  reason")
     for name in PAGES:

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 #: Where the shipped model lives in a source checkout.
-SHIPPED = Path(__file__).resolve().parents[1] / "models" / "dragnet.json"
+SHIPPED = Path(__file__).resolve().parents[2] / "models" / "dragnet.json"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluation.dataset import load_dataset
+    from ..dataset import load_texts
     from ..training.dragnet import (
         ABLATIONS,
         CITATION,
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.no_progress and (i + 1) % 100 == 0:
             print(f"  featurised {i + 1} pages", file=sys.stderr)
 
-    samples = load_dataset(args.dataset, args.limit)
+    samples = load_texts(args.dataset, args.limit)
     pages, vocab = build_corpus(samples, progress=tick)
     blocks = sum(len(pd.texts) for pd in pages)
     print(f"{len(pages)} pages, {blocks} blocks, {len(vocab)} distinct class/id tokens from {args.dataset}")

@@ -1,6 +1,6 @@
 """Size and time of the inspection report on a large page.
 
-    python -m scrapy_declutter.report.bench PAGE.html.gz [...] [--concat 1000000] [--chromium]
+    python -m scrapy_declutter.lab.bench.report PAGE.html.gz [...] [--concat 1000000] [--chromium]
 
 With ``--concat N`` the ``<body>`` markup of the given pages (scripts and
 styles dropped) is joined into one document of at least N bytes: a large page
@@ -68,10 +68,10 @@ def chromium_seconds(page: Path, workdir: Path) -> tuple[float, float]:
 
 
 def main() -> None:
-    from ..api import extract
-    from .document import render_report
+    from ...api import extract
+    from ...report.document import render_report
 
-    ap = argparse.ArgumentParser(prog="python -m scrapy_declutter.report.bench")
+    ap = argparse.ArgumentParser(prog="python -m scrapy_declutter.lab.bench.report")
     ap.add_argument("paths", nargs="+")
     ap.add_argument("--concat", type=int, metavar="BYTES", help="join page bodies up to BYTES")
     ap.add_argument("--extractor", default="default")

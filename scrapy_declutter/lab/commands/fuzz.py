@@ -18,15 +18,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        from hypothesis import HealthCheck, given, seed, settings
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        from ..errors import DeclutterError
+    from ..extras import require
 
-        raise DeclutterError("fuzz needs Hypothesis: pip install 'scrapy-declutter[test]'") from exc
+    require("fuzz", "hypothesis")
     import logging
 
-    from .. import extractors
+    from hypothesis import HealthCheck, given, seed, settings
+
+    from ... import extractors
     from ..fuzzing import byte_soups, check_invariants, content_types, html_documents
 
     logging.getLogger("scrapy_declutter").setLevel(logging.CRITICAL)  # pass-throughs are expected here

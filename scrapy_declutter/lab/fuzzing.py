@@ -24,10 +24,10 @@ from html import escape
 from hypothesis import strategies as st
 from parsel import Selector
 
-from .api import extract
-from .blocks import LABELS, SKIP_TAGS
-from .limits import reason_kind
-from .sniff import decode_html
+from ..api import extract
+from ..blocks import LABELS, SKIP_TAGS
+from ..limits import reason_kind
+from ..sniff import decode_html
 
 #: A word that only ever appears inside hidden elements; it must never reach the text.
 HIDDEN_MARK = "HIDDENMARK"

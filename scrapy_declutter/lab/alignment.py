@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence, Union
 
 from ..blocks import Block
-from ..evaluation.dataset import Sample, load_dataset
-from ..evaluation.metric import tokens
 from ..page import Page, decode_html
+from .dataset import Sample, load_dataset
+from .metric import tokens
 
 #: A matched run shorter than this many tokens counts only when it is a whole block.
 MIN_RUN = 3

@@ -1,6 +1,6 @@
 """Crawl benchmark: pages/s with and without the plugin, CPU per page, longest reactor stall.
 
-    python -m scrapy_declutter.integration.bench [--site DIR] [--rounds 3] [--scale 1]
+    python -m scrapy_declutter.lab.bench.crawl [--site DIR] [--rounds 3] [--scale 1]
 
 Serves ``DIR`` (default: the example project's bundled Python docs) from a
 child process on a free loopback port, then crawls it in this process,

@@ -1,20 +1,32 @@
 """Other open-source extractors, run on the same pages for comparison.
 
-They come with the optional ``bench`` extra (``pip install -e .[bench]``);
+They come with the optional ``bench`` extra (``pip install 'scrapy-declutter[bench]'``);
 the plugin never imports this module. Every peer gets the same decoded text
-our extractors get and returns plain text.
+our extractors get and returns plain text. A peer names the module it needs,
+so asking for one that is not installed stops the run before the first page
+instead of scoring every page as an error.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 from lxml import html as lxml_html
 
-from ..errors import UnknownExtractorError
-from ..features import DEFAULT_LANGUAGE, ISO_TO_STOPLIST, normalise_language
+from ...errors import UnknownExtractorError
+from ...features import DEFAULT_LANGUAGE, ISO_TO_STOPLIST, normalise_language
+from ..extras import require
 
 PeerFn = Callable[[str, "str | None"], str]
+
+
+@dataclass(frozen=True)
+class Peer:
+    """A peer's extraction function and the module it cannot run without."""
+
+    run: PeerFn
+    module: str
 
 
 def _trafilatura(text: str, url: str | None) -> str:
@@ -53,18 +65,19 @@ def _boilerpy3(kind: str) -> PeerFn:
     return run
 
 
-PEERS: dict[str, PeerFn] = {
-    "trafilatura": _trafilatura,
-    "justext": _justext,
-    "readability": _readability,
-    "boilerpy3-article": _boilerpy3("ArticleExtractor"),
-    "boilerpy3-default": _boilerpy3("DefaultExtractor"),
+PEERS: dict[str, Peer] = {
+    "trafilatura": Peer(_trafilatura, "trafilatura"),
+    "justext": Peer(_justext, "justext"),
+    "readability": Peer(_readability, "readability"),
+    "boilerpy3-article": Peer(_boilerpy3("ArticleExtractor"), "boilerpy3"),
+    "boilerpy3-default": Peer(_boilerpy3("DefaultExtractor"), "boilerpy3"),
 }
 
 
 def peer(name: str) -> PeerFn:
-    """The peer called ``name`` (with or without the ``peer:`` prefix)."""
+    """The peer called ``name`` (with or without the ``peer:`` prefix), its dependency checked."""
     key = name.removeprefix("peer:")
     if key not in PEERS:
         raise UnknownExtractorError(f"unknown peer {name!r}; peers: {', '.join(sorted(PEERS))}")
-    return PEERS[key]
+    require("evaluate", PEERS[key].module)
+    return PEERS[key].run

@@ -13,9 +13,9 @@ from typing import Sequence
 
 from lxml import html as lxml_html
 
-from ..extractors import build_extractor
-from ..page import Page, decode_html, parse_html
-from .dataset import Sample
+from ...extractors import build_extractor
+from ...page import Page, decode_html, parse_html
+from ..dataset import Sample
 
 
 def stage_times(samples: Sequence[Sample], extractor: str) -> dict[str, float]:

@@ -24,12 +24,12 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ..evaluation.dataset import Sample
-from ..evaluation.metric import word_prf
-from ..learned.features import class_tokens, container_paths, feature_names, page_features
-from ..learned.model import BlockModel, TreeEnsemble
-from ..learned.decide import decide
-from .alignment import align_blocks, page_of
+from ...learned.decide import decide
+from ...learned.features import class_tokens, container_paths, feature_names, page_features
+from ...learned.model import BlockModel, TreeEnsemble
+from ..alignment import align_blocks, page_of
+from ..dataset import Sample
+from ..metric import word_prf
 
 #: Boosting parameters of the shipped model (CV-checked; see README "Default (learned)").
 #: Chosen by 5-fold CV by domain on a quarter of the pages (mean word F1 at the best
@@ -245,17 +245,24 @@ def train(corpus: Corpus, indices: Sequence[int], *, threshold: float = THRESHOL
 
 
 def domain_folds(samples: Sequence[Sample], k: int) -> list[int]:
-    """Fold number of each sample; domains are dealt to folds largest first, balancing pages."""
-    sizes: dict[str, int] = defaultdict(int)
+    """Fold number of each sample; (dataset, domain) groups are dealt to folds largest first.
+
+    Grouping by dataset too keeps the sets apart when several are pooled; on
+    one dataset the folds are those of the domains alone.
+    """
+    def group(s: Sample) -> tuple[str, str]:
+        return s.dataset, s.domain or s.file_id
+
+    sizes: dict[tuple[str, str], int] = defaultdict(int)
     for s in samples:
-        sizes[s.domain or s.file_id] += 1
+        sizes[group(s)] += 1
     load = [0] * k
-    fold_of: dict[str, int] = {}
-    for domain in sorted(sizes, key=lambda d: (-sizes[d], d)):
+    fold_of: dict[tuple[str, str], int] = {}
+    for key in sorted(sizes, key=lambda d: (-sizes[d], d)):
         f = min(range(k), key=lambda j: (load[j], j))
-        fold_of[domain] = f
-        load[f] += sizes[domain]
-    return [fold_of[s.domain or s.file_id] for s in samples]
+        fold_of[key] = f
+        load[f] += sizes[key]
+    return [fold_of[group(s)] for s in samples]
 
 
 def out_of_fold(corpus: Corpus, k: int = 5, *, params: dict | None = None,

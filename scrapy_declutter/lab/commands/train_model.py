@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 #: Where the shipped model lives in a source checkout.
-SHIPPED = Path(__file__).resolve().parents[1] / "models" / "learned-blocks.npz"
+SHIPPED = Path(__file__).resolve().parents[2] / "models" / "learned-blocks.npz"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "train-model", help="train the learned extractor's model on a WCXB-format dataset",
         description="Label blocks by aligning them with the ground truth, print K-fold "
                     "cross-validation scores grouped by domain, then train on all pages and "
-                    "write the model file (pip install -e .[train]).")
+                    "write the model file (needs the train extra: pip install 'scrapy-declutter[train]').")
     p.add_argument("dataset", metavar="DATASET_DIR")
     p.add_argument("--out", type=Path, default=SHIPPED,
                    help="model file to write (default: the shipped %(default)s)")
@@ -33,17 +33,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import DeclutterError
-    from ..evaluation.dataset import load_dataset
+    from ..extras import require
 
-    try:
-        import sklearn  # noqa: F401
-    except ImportError as exc:
-        raise DeclutterError("train-model needs scikit-learn: pip install -e .[train]") from exc
+    require("train-model", "sklearn")
+    from ..dataset import load_texts
     from ..training.learned import Corpus, by_type, out_of_fold, page_scores, train
 
     progress = not args.no_progress
-    samples = load_dataset(args.dataset, args.limit)
+    samples = load_texts(args.dataset, args.limit)
     corpus = Corpus.build(samples, progress=progress)
     print(f"{len(corpus)} pages, {sum(len(p.blocks) for p in corpus.pages)} blocks "
           f"from {args.dataset}")

@@ -23,10 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..evaluation.dataset import Sample
-from ..evaluation.metric import Score, word_prf
-from ..steps.dragnet import DragnetModel
-from ..steps.dragnet_features import (
+from ...steps.dragnet import DragnetModel
+from ...steps.dragnet_features import (
     CETR_FEATURES,
     FEATURE_NAMES,
     SHALLOW_FEATURES,
@@ -34,7 +32,9 @@ from ..steps.dragnet_features import (
     base_features,
     page_tokens,
 )
-from .alignment import align_blocks, page_of
+from ..alignment import align_blocks, page_of
+from ..dataset import Sample
+from ..metric import Score, word_prf
 
 #: Pseudo-count (in pages' worth of words) that pulls rare tokens' odds towards 0.
 TOKEN_PRIOR = 1.0

@@ -1,9 +1,9 @@
 """Benchmarks of site learning, as commands that print numbers (never timed tests).
 
-``python -m scrapy_declutter.sitelearning.bench ngram`` — CPU time to score a
+``python -m scrapy_declutter.lab.bench.sitelearning ngram`` — CPU time to score a
 1,000-character block with a trained classifier.
 
-``python -m scrapy_declutter.sitelearning.bench site --pages 1000 FILES...`` —
+``python -m scrapy_declutter.lab.bench.sitelearning site --pages 1000 FILES...`` —
 run one site's pages through ``Declutter`` (cycling the files under new URLs
 when there are fewer than ``--pages``), then print the model's size (stored
 bytes, in-memory arrays, fingerprint table) and the CPU ms/page site learning
@@ -17,10 +17,10 @@ import sys
 import time
 from typing import Sequence
 
-from ..api import extract
-from ..page import decode_html
-from .declutter import Declutter
-from .ngram import DISCARD, KEEP, NGramClassifier
+from ...api import extract
+from ...page import decode_html
+from ...sitelearning.declutter import Declutter
+from ...sitelearning.ngram import DISCARD, KEEP, NGramClassifier
 
 SAMPLE = ("The committee met on Tuesday to discuss the library budget, which has been cut "
           "three years running; residents asked whether opening hours would shrink again. ")
@@ -80,7 +80,7 @@ def bench_site(paths: Sequence[str], pages: int, extractor: str = "default",
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m scrapy_declutter.sitelearning.bench")
+    parser = argparse.ArgumentParser(prog="python -m scrapy_declutter.lab.bench.sitelearning")
     sub = parser.add_subparsers(dest="cmd", required=True)
     sub.add_parser("ngram", help="CPU ms to classify a 1,000-character block")
     site = sub.add_parser("site", help="model size and ms/page after N pages of one site")

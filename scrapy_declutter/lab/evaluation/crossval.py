@@ -1,11 +1,13 @@
 """Honest scores for the learned extractor: each page scored by a model that never saw its domain.
 
-``evaluate --cv K`` deals the dataset's domains into K folds, trains one model
-per fold on the other folds' pages, writes it to a temporary model file, and
-then runs the ordinary evaluation runner page by page, with ``default`` /
-``learned`` resolved to ``learned(model=<that fold's file>)``. Peers and the
-lxml floor run on the same pages in the same loop, so the speed ratios are
-those of the shipped extractor (the fold models have the same shape).
+``evaluate --cv K`` deals the (dataset, domain) groups of all the given sets
+into K folds, trains one model per fold on the other folds' pages, writes it
+to a temporary model file, and then runs the ordinary evaluation runner page
+by page, with ``default`` / ``learned`` resolved to
+``learned(model=<that fold's file>)``. Peers and the lxml floor run on the
+same pages in the same loop, so the speed ratios are those of the shipped
+extractor (the fold models have the same shape). Pages of snippet-only sets
+are scored but never trained on: they have no reference text to align.
 """
 
 from __future__ import annotations
@@ -15,10 +17,10 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from ..evaluation.dataset import Sample
-from ..evaluation.runner import PageScore, resolve_system, score_sample
-from ..extractors import DEFAULT
-from .learned import Corpus, domain_folds, train
+from ...extractors import DEFAULT
+from ..dataset import Sample
+from ..training.learned import Corpus, domain_folds, train
+from .runner import PageScore, resolve_system, score_sample
 
 #: Names whose model is swapped for the fold's one.
 LEARNED_NAMES = ("learned",)
@@ -39,16 +41,17 @@ def fold_spec(name: str, model_path: Path) -> str:
 
 def evaluate_cv(samples: Sequence[Sample], systems: Sequence[str], k: int = 5, *,
                 progress: bool = True) -> list[PageScore]:
-    """Score ``systems`` on ``samples``, the learned ones out-of-fold (K folds by domain)."""
+    """Score ``systems`` on ``samples``, the learned ones out-of-fold (K folds of domains)."""
     for name in systems:
         if not uses_learned(name):
             resolve_system(name)  # unknown names fail before any training
     folds = domain_folds(samples, k)
+    text = [i for i, s in enumerate(samples) if s.has_text]
     with tempfile.TemporaryDirectory(prefix="declutter-cv-") as tmp:
-        corpus = Corpus.build(samples, progress=progress)
+        corpus = Corpus.build([samples[i] for i in text], progress=progress)
         paths = []
         for f in range(k):
-            train_idx = [i for i, g in enumerate(folds) if g != f]
+            train_idx = [j for j, i in enumerate(text) if folds[i] != f]
             path = Path(tmp) / f"fold{f}.npz"
             train(corpus, train_idx).save(path)
             paths.append(path)

@@ -20,11 +20,11 @@ import time
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..api import extract
-from ..page import Page, decode_html
-from ..sitelearning.declutter import Declutter
-from .dataset import Sample, iter_by_site
-from .metric import word_prf
+from ...api import extract
+from ...page import Page, decode_html
+from ...sitelearning.declutter import Declutter
+from ..dataset import Sample, iter_by_site
+from ..metric import word_prf
 
 MODES = ("generic", "first", "recrawl")
 
@@ -136,7 +136,7 @@ def make_selector_dataset(pages: Sequence[tuple[str, str]], folder: str, *, doma
     import json
     from pathlib import Path
 
-    from ..sitelearning.supervision import selector_labels
+    from ...sitelearning.supervision import selector_labels
 
     root = Path(folder)
     (root / "html").mkdir(parents=True, exist_ok=True)
@@ -189,10 +189,10 @@ def seed_experiment(paths: Sequence[str], selector: str, *, train_share: float =
     markers), and its error rate is counted over the density-kept chunks of
     the held-out pages.
     """
-    from ..extractors import build_extractor
-    from ..sitelearning.model import SiteModel
-    from ..sitelearning.ngram import DISCARD, KEEP, NGramClassifier
-    from ..sitelearning.supervision import selector_labels
+    from ...extractors import build_extractor
+    from ...sitelearning.model import SiteModel
+    from ...sitelearning.ngram import DISCARD, KEEP, NGramClassifier
+    from ...sitelearning.supervision import selector_labels
 
     density, ngram = build_extractor("density"), build_extractor("ngram")
     n_train = int(len(paths) * train_share)
@@ -235,9 +235,9 @@ def supervised_bound(samples: Sequence[Sample], extractor: str = "default", *, m
     learning cannot beat this leave-one-out bound. ``blocks`` is the other
     bound: every kept block the ground truth calls boilerplate dropped.
     """
-    from ..extractors import build_extractor
-    from ..sitelearning.ngram import DISCARD, KEEP, NGramClassifier
-    from ..training.alignment import align_blocks
+    from ...extractors import build_extractor
+    from ...sitelearning.ngram import DISCARD, KEEP, NGramClassifier
+    from ..alignment import align_blocks
 
     chain = build_extractor(extractor)
     names = ["generic", "blocks", *(f"ngram {cut:g} bits/char" for cut in bits)]
@@ -274,11 +274,11 @@ def supervised_bound(samples: Sequence[Sample], extractor: str = "default", *, m
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m scrapy_declutter.evaluation.sitelearning seed|bound|make-dataset ...``."""
+    """``python -m scrapy_declutter.lab.evaluation.sitelearning seed|bound|make-dataset ...``."""
     import argparse
     import os
 
-    parser = argparse.ArgumentParser(prog="python -m scrapy_declutter.evaluation.sitelearning")
+    parser = argparse.ArgumentParser(prog="python -m scrapy_declutter.lab.evaluation.sitelearning")
     sub = parser.add_subparsers(dest="cmd", required=True)
     seed = sub.add_parser("seed", help="seed 000's 90/10 experiment on one site's pages")
     seed.add_argument("--selector", required=True)
@@ -302,9 +302,9 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"(density filter alone: {r.density_only_error_rate:.2%})")
         return 0
     if args.cmd == "bound":
-        from .dataset import load_dataset
+        from ..dataset import load_texts
 
-        rows = supervised_bound(load_dataset(args.dataset), args.extractor, min_pages=args.min_pages)
+        rows = supervised_bound(load_texts(args.dataset), args.extractor, min_pages=args.min_pages)
         generic = rows[0]["boilerplate"]
         print(f"{rows[0]['pages']} pages of sites with >= {args.min_pages} pages, {args.extractor!r}:")
         for r in rows:
