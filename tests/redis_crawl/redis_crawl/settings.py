@@ -24,6 +24,7 @@ MAX_IDLE_TIME_BEFORE_CLOSE = 10
 ADDONS = {"scrapy_declutter.Addon": 500}
 # Site models in the same Redis: every process learns from every page.
 DECLUTTER_STORE = REDIS_URL
+DECLUTTER_BLOCKS_FIELD = "blocks"  # the test checks both labels occur
 
 TELNETCONSOLE_ENABLED = False
 FEED_EXPORT_ENCODING = "utf-8"
