@@ -17,7 +17,7 @@ from scrapy_declutter import extract
 from scrapy_declutter.blocks import Ancestor
 from scrapy_declutter.evaluation.dataset import Sample
 from scrapy_declutter.page import Page
-from scrapy_declutter.steps.cetr import (
+from scrapy_declutter.steps.dragnet.cetr import (
     cetr_features,
     derivative,
     gaussian_kernel,
@@ -25,13 +25,9 @@ from scrapy_declutter.steps.cetr import (
     smooth,
     tag_ratios,
 )
-from scrapy_declutter.steps.dragnet import (
-    MODEL_VERSION,
-    Dragnet,
-    DragnetModel,
-    ModelError,
-)
-from scrapy_declutter.steps.dragnet_features import (
+from scrapy_declutter.steps.dragnet.model import MODEL_VERSION, DragnetModel, ModelError
+from scrapy_declutter.steps.dragnet.step import Dragnet
+from scrapy_declutter.steps.dragnet.features import (
     FEATURE_NAMES,
     SHALLOW_FEATURES,
     block_tokens,

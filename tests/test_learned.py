@@ -15,9 +15,9 @@ from scrapy_declutter import extract
 from scrapy_declutter.blocks import BOILERPLATE, CONTENT
 from scrapy_declutter.evaluation.metric import word_prf
 from scrapy_declutter.extractors import DEFAULT, build_extractor
-from scrapy_declutter.learned.decide import decide, smooth
-from scrapy_declutter.learned.features import class_tokens, feature_names, page_features
-from scrapy_declutter.learned.model import (
+from scrapy_declutter.steps.learned.decide import decide, smooth
+from scrapy_declutter.steps.learned.features import class_tokens, feature_names, page_features
+from scrapy_declutter.steps.learned.model import (
     FORMAT_VERSION,
     BlockModel,
     ModelError,
@@ -145,7 +145,7 @@ def test_features_have_one_row_per_block_and_named_columns():
 
 
 def test_odds_memo_shared_across_pages_changes_no_feature_and_stays_bounded(monkeypatch):
-    import scrapy_declutter.learned.features as features
+    import scrapy_declutter.steps.learned.features as features
 
     odds = {"content": 1.5, "nav": -2.0, "post": 0.5, "footer": -1.0}
     pages = [Page.from_html(wcxb_page(i)[0], wcxb_page(i)[1].get("url")) for i in ("0082", "0540", "0619")]

@@ -25,8 +25,8 @@ import numpy as np
 
 from ..evaluation.dataset import Sample
 from ..evaluation.metric import Score, word_prf
-from ..steps.dragnet import DragnetModel
-from ..steps.dragnet_features import (
+from ..steps.dragnet.model import DragnetModel
+from ..steps.dragnet.features import (
     CETR_FEATURES,
     FEATURE_NAMES,
     SHALLOW_FEATURES,
@@ -100,7 +100,7 @@ class PageData:
         return self.sample.domain
 
     def token_features(self, odds_vec: np.ndarray) -> np.ndarray:
-        """``dragnet_features.token_features`` with the odds as a vector indexed by token id."""
+        """``steps.dragnet.features.token_features`` with the odds as a vector indexed by token id."""
         n = len(self.texts)
         vals = odds_vec[self.token_ids]
         pos = np.bincount(self.rows, weights=np.maximum(vals, 0.0), minlength=n)

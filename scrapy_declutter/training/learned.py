@@ -7,7 +7,7 @@ Token odds are learned from the training pages only, so cross-validation
 folds never see the id/class vocabulary of the sites they score.
 
 Model: scikit-learn's HistGradientBoostingClassifier (train time only),
-exported node by node into ``learned.model.TreeEnsemble`` arrays. Blocks are
+exported node by node into ``steps.learned.model.TreeEnsemble`` arrays. Blocks are
 weighted by their share of the page's words, so every page counts the same
 and a long paragraph counts more than a one-word menu entry, as in the
 page-level word F1 the benchmark scores.
@@ -26,9 +26,9 @@ import numpy as np
 
 from ..evaluation.dataset import Sample
 from ..evaluation.metric import word_prf
-from ..learned.features import class_tokens, container_paths, feature_names, page_features
-from ..learned.model import BlockModel, TreeEnsemble
-from ..learned.decide import decide
+from ..steps.learned.features import class_tokens, container_paths, feature_names, page_features
+from ..steps.learned.model import BlockModel, TreeEnsemble
+from ..steps.learned.decide import decide
 from .alignment import align_blocks, page_of
 
 #: Boosting parameters of the shipped model (CV-checked; see README "Default (learned)").

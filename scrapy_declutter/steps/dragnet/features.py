@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..blocks import Ancestor, Block
+from ...blocks import Ancestor, Block
 from .cetr import cetr_features
 
 #: Elements, counted from the block's own, whose tokens form the "near" sum.

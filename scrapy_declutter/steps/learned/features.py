@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING, Mapping
 import numpy as np
 from lxml import etree
 
-from ..blocks import HEADING_TAGS, Ancestor, subtree_prefixes
+from ...blocks import HEADING_TAGS, Ancestor, subtree_prefixes
 
 if TYPE_CHECKING:
-    from ..page import Page
+    from ...page import Page
 
 #: Phrases of page chrome in many languages' English-speaking templates (short blocks only).
 _CHROME = re.compile(

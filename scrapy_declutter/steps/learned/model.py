@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..errors import DeclutterError
+from ...errors import DeclutterError
 
 #: Version of the file layout; a loader refuses any other.
 FORMAT_VERSION = 1
