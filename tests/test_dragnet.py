@@ -25,7 +25,8 @@ from scrapy_declutter.steps.dragnet.cetr import (
     smooth,
     tag_ratios,
 )
-from scrapy_declutter.steps.dragnet.model import MODEL_VERSION, DragnetModel, ModelError
+from scrapy_declutter.errors import ModelError
+from scrapy_declutter.steps.dragnet.model import MODEL_VERSION, DragnetModel
 from scrapy_declutter.steps.dragnet.step import Dragnet
 from scrapy_declutter.steps.dragnet.features import (
     FEATURE_NAMES,

@@ -13,18 +13,14 @@ import pytest
 
 from scrapy_declutter import extract
 from scrapy_declutter.blocks import BOILERPLATE, CONTENT
+from scrapy_declutter.errors import DeclutterError, ModelError
 from scrapy_declutter.evaluation.metric import word_prf
 from scrapy_declutter.extractors import DEFAULT, build_extractor
+from scrapy_declutter.page import Page
+from scrapy_declutter.steps.dragnet.model import DragnetModel
 from scrapy_declutter.steps.learned.decide import decide, smooth
 from scrapy_declutter.steps.learned.features import class_tokens, feature_names, page_features
-from scrapy_declutter.steps.learned.model import (
-    FORMAT_VERSION,
-    BlockModel,
-    ModelError,
-    TreeEnsemble,
-    load_model,
-)
-from scrapy_declutter.page import Page
+from scrapy_declutter.steps.learned.model import FORMAT_VERSION, BlockModel, TreeEnsemble, load_model
 
 from conftest import SHARED_WCXB, needs_shared, wcxb_page
 
@@ -87,6 +83,13 @@ def test_corrupted_or_foreign_model_files_fail_with_a_reason(tmp_path):
             dst.writestr(name, data)
     with pytest.raises(ModelError, match="train-model"):
         load_model(tmp_path / "v99.npz")
+
+
+def test_both_trained_models_fail_with_the_one_model_error_and_the_rebuild_command(tmp_path):
+    for load, command in ((load_model, "train-model"), (DragnetModel.load, "train-dragnet")):
+        with pytest.raises(ModelError, match=f"cannot read model file .*missing.*{command}") as info:
+            load(tmp_path / "missing")
+        assert isinstance(info.value, DeclutterError)
 
 
 def test_tree_arrays_pointing_outside_are_refused():

@@ -19,13 +19,13 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...errors import DeclutterError
+from ...errors import ModelError
+from ...modelfile import read_model_file
 from .features import FEATURE_NAMES, page_features
 
 if TYPE_CHECKING:
@@ -37,10 +37,8 @@ MODEL_FORMAT = "scrapy-declutter/dragnet"
 MODEL_VERSION = 1
 #: The model shipped inside the package.
 DEFAULT_MODEL = "dragnet.json"
-
-
-class ModelError(DeclutterError):
-    """A Dragnet model file that is missing, malformed, or of another version."""
+#: The command that rebuilds the shipped model.
+REBUILD = "scrapy-declutter train-dragnet"
 
 
 @dataclass(frozen=True)
@@ -90,7 +88,7 @@ class DragnetModel:
         if data.get("version") != MODEL_VERSION:
             raise ModelError(
                 f"{source}: model version {data.get('version')!r}, this code reads version "
-                f"{MODEL_VERSION}; rebuild it with `scrapy-declutter train-dragnet`"
+                f"{MODEL_VERSION}; rebuild it with `{REBUILD}`"
             )
         names = data.get("feature_names")
         if names != list(FEATURE_NAMES):
@@ -114,18 +112,7 @@ class DragnetModel:
     @classmethod
     def load(cls, path: str | Path | None = None) -> DragnetModel:
         """Read a model file (``.json`` or ``.json.gz``); None reads the one shipped in the package."""
-        if path is None:
-            source = f"scrapy_declutter/models/{DEFAULT_MODEL}"
-            try:
-                raw = (resources.files("scrapy_declutter") / "models" / DEFAULT_MODEL).read_bytes()
-            except OSError as exc:
-                raise ModelError(f"{source} is missing: run `scrapy-declutter train-dragnet`") from exc
-        else:
-            source = str(path)
-            try:
-                raw = Path(path).read_bytes()
-            except OSError as exc:
-                raise ModelError(f"cannot read Dragnet model {source}: {exc}") from exc
+        raw, source = read_model_file(path, DEFAULT_MODEL, rebuild=REBUILD)
         try:
             if raw[:2] == b"\x1f\x8b":
                 raw = gzip.decompress(raw)

@@ -73,14 +73,15 @@ class LearnedClassifier(Step):
 @lru_cache(maxsize=8)
 def _checked_model(path: str | None) -> "BlockModel":
     """The model at ``path`` (None: the shipped one), checked once against this version's features."""
+    from ...errors import ModelError
     from .features import feature_names
-    from .model import ModelError, cached_model
+    from .model import REBUILD, cached_model
 
     m = cached_model(path)
     if m.feature_names != feature_names():
         raise ModelError(
             f"model {path or 'shipped'} was trained on other features than this version "
-            "computes; rebuild it with `scrapy-declutter train-model`"
+            f"computes; rebuild it with `{REBUILD}`"
         )
     return m
 
