@@ -5,12 +5,15 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import re
 import shutil
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from conftest import WCXB_SAMPLES
 
 from scrapy_declutter import extract
@@ -117,6 +120,31 @@ def test_cetr_features_separate_text_from_link_lists():
 def test_element_tokens_split_compound_names():
     toks = element_tokens(Ancestor("DIV", "main-Content", ("post-body__text", "x")))
     assert toks == {"<div>", "main-content", "main", "content", "post-body__text", "post", "body", "text"}
+
+
+def _element_tokens_before(ancestor: Ancestor) -> set[str]:
+    """Dragnet's own tokeniser as it was before ``blocks.name_tokens`` became the one rule."""
+    out = {f"<{ancestor.tag.lower()}>"}
+    for name in (ancestor.id, *ancestor.classes):
+        name = name.lower()
+        if len(name) < 2:
+            continue
+        out.add(name)
+        out.update(p for p in re.findall(r"[a-z]+", name) if len(p) >= 2)
+    return out
+
+
+_NAMES = st.text(alphabet=st.sampled_from("abcXYZ019-_ .İK\u212aé"), max_size=14)
+
+
+@settings(max_examples=400, deadline=None)
+@given(ident=_NAMES, classes=st.lists(_NAMES, max_size=3))
+def test_element_tokens_through_name_tokens_equal_the_old_rule(ident, classes):
+    ancestor = Ancestor("div", ident, tuple(classes))
+    before, now = _element_tokens_before(ancestor), element_tokens(ancestor)
+    # Same tokens, added in the same order: the token sums run in set order, so the
+    # order decides the last bits of the scores.
+    assert now == before and list(now) == list(before)
 
 
 def test_block_tokens_near_set_is_the_nearest_elements():

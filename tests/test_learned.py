@@ -19,7 +19,7 @@ from scrapy_declutter.extractors import DEFAULT, build_extractor
 from scrapy_declutter.page import Page
 from scrapy_declutter.steps.dragnet.model import DragnetModel
 from scrapy_declutter.steps.learned.decide import decide, smooth
-from scrapy_declutter.steps.learned.features import class_tokens, feature_names, page_features
+from scrapy_declutter.steps.learned.features import feature_names, page_features
 from scrapy_declutter.steps.learned.model import FORMAT_VERSION, BlockModel, TreeEnsemble, load_model
 
 from conftest import SHARED_WCXB, needs_shared, wcxb_page
@@ -164,12 +164,6 @@ def test_odds_memo_shared_across_pages_changes_no_feature_and_stays_bounded(monk
     page_features(pages[0], odds, memo=alone_memo)
     assert memo.keys() == alone_memo.keys()  # emptied before the page, refilled by it
     assert np.array_equal(page_features(pages[1], odds, memo=memo), alone[1])
-
-
-def test_class_tokens_split_names_into_subwords():
-    assert class_tokens("post-content__body", ("nav_menu", "X1")) == {
-        "post", "content", "body", "nav", "menu", "x1"}
-    assert class_tokens("", ()) == set()
 
 
 def test_decide_keeps_headings_before_content_and_never_returns_nothing():

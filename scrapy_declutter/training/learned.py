@@ -26,7 +26,8 @@ import numpy as np
 
 from ..evaluation.dataset import Sample
 from ..evaluation.metric import word_prf
-from ..steps.learned.features import class_tokens, container_paths, feature_names, page_features
+from ..blocks import class_tokens
+from ..steps.learned.features import container_paths, feature_names, page_features
 from ..steps.learned.model import BlockModel, TreeEnsemble
 from ..steps.learned.decide import decide
 from .alignment import align_blocks, page_of

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ...blocks import Ancestor, Block
+from ...blocks import Ancestor, Block, name_tokens
 from .cetr import cetr_features
 
 #: Elements, counted from the block's own, whose tokens form the "near" sum.
@@ -45,14 +45,19 @@ TOKEN_FEATURES = ("ic_positive", "ic_negative", "ic_near")
 BASE_FEATURES = SHALLOW_FEATURES + CETR_FEATURES
 FEATURE_NAMES = BASE_FEATURES + TOKEN_FEATURES
 
-_PART = re.compile(r"[a-z]+")
+#: Runs of letters: the version-1 model's vocabulary cuts ``name_tokens``' tokens at digits.
+_LETTERS = re.compile(r"[a-z]+")
 
 
 def element_tokens(ancestor: Ancestor) -> set[str]:
-    """Tokens of one element: its tag as ``<tag>``, each id/class name, and their word parts.
+    """Tokens of one element: its tag as ``<tag>``, each id/class name whole, and its word parts.
 
     ``post-content__body`` yields itself, ``post``, ``content`` and ``body``, so
-    a learned ``content`` carries over to site-specific compounds.
+    a learned ``content`` carries over to site-specific compounds. The word
+    parts are ``blocks.name_tokens`` cut at digits, one-letter pieces dropped
+    (``h2title`` gives ``title``): the vocabulary the shipped model's token
+    odds were learned on. Retraining on plain ``name_tokens`` would drop the
+    cut, with a new model version.
     """
     out = {f"<{ancestor.tag.lower()}>"}
     for name in (ancestor.id, *ancestor.classes):
@@ -60,7 +65,11 @@ def element_tokens(ancestor: Ancestor) -> set[str]:
         if len(name) < MIN_TOKEN_LENGTH:
             continue
         out.add(name)
-        out.update(p for p in _PART.findall(name) if len(p) >= MIN_TOKEN_LENGTH)
+        for token in name_tokens(name):
+            if token.isalpha():
+                out.add(token)
+            else:
+                out.update(p for p in _LETTERS.findall(token) if len(p) >= MIN_TOKEN_LENGTH)
     return out
 
 

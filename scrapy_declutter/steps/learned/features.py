@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Mapping
 import numpy as np
 from lxml import etree
 
-from ...blocks import HEADING_TAGS, Ancestor, subtree_prefixes
+from ...blocks import HEADING_TAGS, Ancestor, name_tokens, subtree_prefixes
 
 if TYPE_CHECKING:
     from ...page import Page
@@ -40,7 +40,6 @@ _CHROME = re.compile(
     r"©|\(c\)|copyright|all rights reserved|cookie|privacy|terms of (?:use|service)|"
     r"subscribe|newsletter|sign (?:up|in)|log ?in|follow us|share (?:this|on)|"
     r"skip to|read more|related|advertis")  # searched in lower-cased text (faster than re.I)
-_SUBWORD = re.compile(r"[a-z][a-z0-9]+")
 _WORD = re.compile(r"\w+")
 
 #: Ancestor tags that are strong structural hints, one flag each.
@@ -106,16 +105,6 @@ def feature_names() -> list[str]:
         names += [f"{n}@{off:+d}" for n in CONTEXT_NAMES]
     names += PAGE_NAMES
     return names
-
-
-def name_tokens(name: str) -> set[str]:
-    """Subword tokens of one id or class name: ``post-content__body`` → post, content, body."""
-    return set(_SUBWORD.findall(name.lower()))
-
-
-def class_tokens(ident: str, classes: tuple[str, ...]) -> set[str]:
-    """Subword tokens of an element's id and classes (a token never spans two names)."""
-    return set().union(*map(name_tokens, (ident, *classes)))
 
 
 #: Elements with a ``role`` or ``itemprop``, in document order. Selecting the attributes
