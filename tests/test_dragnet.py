@@ -38,6 +38,7 @@ from scrapy_declutter.steps.dragnet.features import (
     element_tokens,
     page_features,
     page_tokens,
+    shallow_features,
     token_features,
 )
 from scrapy_declutter.training.dragnet import (
@@ -155,6 +156,21 @@ def test_block_tokens_near_set_is_the_nearest_elements():
     all_tokens, near = block_tokens(page.blocks[0])
     assert {"site", "wrap", "a1", "comment", "comment-text", "<p>"} <= all_tokens
     assert "comment" in near and "a2" in near and "a1" in near and "wrap" not in near
+
+
+def test_shallow_columns_are_made_by_name(monkeypatch, wcxb):
+    import scrapy_declutter.steps.dragnet.features as features
+
+    html, truth = wcxb("4297")
+    blocks = Page.from_html(html, truth["url"]).blocks
+    X = shallow_features(blocks)
+    col = {n: X[:, i] for i, n in enumerate(SHALLOW_FEATURES)}
+    assert col["log_words"].tolist() == [math.log1p(b.words) for b in blocks]
+    assert col["stopword_density"].tolist() == [b.stopword_density for b in blocks]
+    assert col["prev_text_density"].tolist() == [0.0] + [b.text_density for b in blocks[:-1]]
+    assert col["next_link_density"].tolist() == [b.link_density for b in blocks[1:]] + [0.0]
+    monkeypatch.setattr(features, "SHALLOW_FEATURES", SHALLOW_FEATURES[::-1])
+    assert np.array_equal(shallow_features(blocks), X[:, ::-1])  # a reorder moves no value
 
 
 def test_token_features_sum_positive_negative_and_near_odds():

@@ -147,6 +147,45 @@ def test_features_have_one_row_per_block_and_named_columns():
     assert page_features(Page.from_html("<html></html>"), {}).shape == (0, len(names))
 
 
+def test_block_columns_hold_what_their_names_say():
+    page = Page.from_html(ARTICLE, "https://example.com/budget")
+    X = page_features(page, {"content": 1.0})
+    col = {n: X[:, i] for i, n in enumerate(feature_names())}
+    blocks = page.blocks
+    words = np.array([b.words for b in blocks], dtype=float)
+    expected = {
+        "log_words": np.log1p(words),
+        "log_chars": np.log1p([b.text_chars for b in blocks]),
+        "link_density": [b.link_density for b in blocks],
+        "log_markup": np.log1p([b.markup_chars for b in blocks]),
+        "stopword_density": [b.stopword_density for b in blocks],
+        "position": [b.position for b in blocks],
+        "words_before": (np.cumsum(words) - words) / words.sum(),
+        "words_share": words / words.sum(),
+        "depth": [b.xpath.count("/") for b in blocks],
+        "is_heading": [float(b.tag == "h1") for b in blocks],
+        "page_log_blocks": [np.log1p(len(blocks))] * len(blocks),
+    }
+    for name, values in expected.items():
+        assert np.allclose(col[name], values, rtol=1e-6), name
+    assert np.array_equal(col["log_words@-1"][1:], col["log_words"][:-1])
+    assert np.array_equal(col["link_density@+2"][:-2], col["link_density"][2:])
+
+
+def test_a_reordered_column_list_moves_no_value(monkeypatch):
+    import scrapy_declutter.steps.learned.features as features
+
+    page = Page.from_html(ARTICLE, "https://example.com/budget")
+    names, X = feature_names(), page_features(page, {"content": 1.0})
+    for constant in ("BASE_NAMES", "CONTEXT_NAMES", "PAGE_NAMES", "GROUP_LEVELS"):
+        monkeypatch.setattr(features, constant, type(getattr(features, constant))(
+            reversed(getattr(features, constant))))
+    shuffled, Y = feature_names(), page_features(page, {"content": 1.0})
+    assert shuffled != names and sorted(shuffled) == sorted(names)
+    for name in names:
+        assert np.array_equal(X[:, names.index(name)], Y[:, shuffled.index(name)]), name
+
+
 def test_odds_memo_shared_across_pages_changes_no_feature_and_stays_bounded(monkeypatch):
     import scrapy_declutter.steps.learned.features as features
 
