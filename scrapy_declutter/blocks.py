@@ -105,7 +105,10 @@ class Block:
     wrapped_lines: int
     #: Characters of link text, counted as jusText counts them (link texts joined).
     link_chars: int = 0
+    #: Words that are stop words of the page's language once punctuation is ignored.
     stopwords: int = 0
+    #: Words that are stop words as they stand (``the,`` is not one): jusText's count.
+    bare_stopwords: int = 0
     stopword_density: float = 0.0
     position: float = 0.0
     label: str = BOILERPLATE

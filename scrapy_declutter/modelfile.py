@@ -34,4 +34,5 @@ def read_model_file(path: str | Path | None, shipped: str, *, rebuild: str) -> t
     try:
         return file.read_bytes(), source
     except OSError as exc:
-        raise ModelError(f"cannot read model file {source}: {exc}; rebuild it with `{rebuild}`") from exc
+        raise ModelError(
+            f"cannot read model file {source}: {exc}; rebuild it with `{rebuild}`") from exc

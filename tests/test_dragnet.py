@@ -12,12 +12,13 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import WCXB_SAMPLES
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from conftest import WCXB_SAMPLES
 
 from scrapy_declutter import extract
 from scrapy_declutter.blocks import Ancestor
+from scrapy_declutter.errors import ModelError
 from scrapy_declutter.evaluation.dataset import Sample
 from scrapy_declutter.page import Page
 from scrapy_declutter.steps.dragnet.cetr import (
@@ -28,9 +29,6 @@ from scrapy_declutter.steps.dragnet.cetr import (
     smooth,
     tag_ratios,
 )
-from scrapy_declutter.errors import ModelError
-from scrapy_declutter.steps.dragnet.model import MODEL_VERSION, DragnetModel
-from scrapy_declutter.steps.dragnet.step import Dragnet
 from scrapy_declutter.steps.dragnet.features import (
     FEATURE_NAMES,
     SHALLOW_FEATURES,
@@ -41,6 +39,8 @@ from scrapy_declutter.steps.dragnet.features import (
     shallow_features,
     token_features,
 )
+from scrapy_declutter.steps.dragnet.model import MODEL_VERSION, DragnetModel
+from scrapy_declutter.steps.dragnet.step import Dragnet
 from scrapy_declutter.training.dragnet import (
     PageData,
     Vocabulary,

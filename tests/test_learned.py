@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import SHARED_WCXB, needs_shared, wcxb_page
 
 from scrapy_declutter import extract
 from scrapy_declutter.blocks import BOILERPLATE, CONTENT
@@ -20,9 +21,12 @@ from scrapy_declutter.page import Page
 from scrapy_declutter.steps.dragnet.model import DragnetModel
 from scrapy_declutter.steps.learned.decide import decide, smooth
 from scrapy_declutter.steps.learned.features import feature_names, page_features
-from scrapy_declutter.steps.learned.model import FORMAT_VERSION, BlockModel, TreeEnsemble, load_model
-
-from conftest import SHARED_WCXB, needs_shared, wcxb_page
+from scrapy_declutter.steps.learned.model import (
+    FORMAT_VERSION,
+    BlockModel,
+    TreeEnsemble,
+    load_model,
+)
 
 MODEL_FILE = Path(__file__).resolve().parents[1] / "scrapy_declutter" / "models" / "learned-blocks.npz"
 ARTICLE = (
@@ -87,7 +91,8 @@ def test_corrupted_or_foreign_model_files_fail_with_a_reason(tmp_path):
 
 def test_both_trained_models_fail_with_the_one_model_error_and_the_rebuild_command(tmp_path):
     for load, command in ((load_model, "train-model"), (DragnetModel.load, "train-dragnet")):
-        with pytest.raises(ModelError, match=f"cannot read model file .*missing.*{command}") as info:
+        expected = f"cannot read model file .*missing.*{command}"
+        with pytest.raises(ModelError, match=expected) as info:
             load(tmp_path / "missing")
         assert isinstance(info.value, DeclutterError)
 

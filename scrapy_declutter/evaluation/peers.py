@@ -12,7 +12,7 @@ from typing import Callable
 from lxml import html as lxml_html
 
 from ..errors import UnknownExtractorError
-from ..features import DEFAULT_LANGUAGE, ISO_TO_STOPLIST, normalise_language
+from ..language import DEFAULT_LANGUAGE, ISO_TO_STOPLIST, normalise_language
 
 PeerFn = Callable[[str, "str | None"], str]
 

@@ -25,7 +25,6 @@ import numpy as np
 
 from ..evaluation.dataset import Sample
 from ..evaluation.metric import Score, word_prf
-from ..steps.dragnet.model import DragnetModel
 from ..steps.dragnet.features import (
     CETR_FEATURES,
     FEATURE_NAMES,
@@ -34,6 +33,7 @@ from ..steps.dragnet.features import (
     base_features,
     page_tokens,
 )
+from ..steps.dragnet.model import DragnetModel
 from .alignment import align_blocks, page_of
 
 #: Pseudo-count (in pages' worth of words) that pulls rare tokens' odds towards 0.
@@ -100,7 +100,7 @@ class PageData:
         return self.sample.domain
 
     def token_features(self, odds_vec: np.ndarray) -> np.ndarray:
-        """``steps.dragnet.features.token_features`` with the odds as a vector indexed by token id."""
+        """``features.token_features`` with the odds as a vector indexed by token id."""
         n = len(self.texts)
         vals = odds_vec[self.token_ids]
         pos = np.bincount(self.rows, weights=np.maximum(vals, 0.0), minlength=n)

@@ -193,7 +193,8 @@ def load_model(path: str | Path | None = None) -> BlockModel:
     )
     names = meta.get("feature_names") or []
     if len(trees.feature) and trees.feature.max() >= len(names):
-        raise ModelError(f"{source} uses feature {trees.feature.max()} but names {len(names)} features")
+        raise ModelError(
+            f"{source} uses feature {trees.feature.max()} but names {len(names)} features")
     odds = dict(zip(arrays["odds_tokens"].tolist(), arrays["odds_values"].astype(float).tolist()))
     return BlockModel(trees=trees, odds=odds, meta=meta)
 

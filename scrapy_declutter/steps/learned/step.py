@@ -17,8 +17,8 @@ from ...blocks import BOILERPLATE, CONTENT
 from .. import Step
 
 if TYPE_CHECKING:
-    from .model import BlockModel
     from ...page import Page
+    from .model import BlockModel
 
 
 class LearnedClassifier(Step):
