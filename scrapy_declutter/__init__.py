@@ -2,7 +2,7 @@
 
 from .api import extract
 from .blocks import BOILERPLATE, CONTENT, Block
-from .errors import DeclutterError, UnknownExtractorError
+from .errors import DeclutterError, ModelError, UnknownExtractorError
 from .extractors import Extractor, build_extractor, extractors
 from .page import Page
 from .result import Result
@@ -45,6 +45,7 @@ __all__ = [
     "DeclutterSpiderMiddleware",
     "DeclutterError",
     "Extractor",
+    "ModelError",
     "Page",
     "Result",
     "UnknownExtractorError",

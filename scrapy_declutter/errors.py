@@ -10,3 +10,8 @@ class UnknownExtractorError(DeclutterError, KeyError):
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return str(self.args[0]) if self.args else ""
+
+
+class ModelError(DeclutterError):
+    """A trained model's file that is missing, unreadable, malformed or of another format
+    version; the message names the file and the command that rebuilds it."""

@@ -29,8 +29,8 @@ REGISTRY: dict[str, str] = {
     "boilerpipe-default": "scrapy_declutter.steps.boilerpipe.chains:default_chain",
     "boilerpipe-article": "scrapy_declutter.steps.boilerpipe.chains:article_chain",
     "tree": "scrapy_declutter.steps.tree:tree_chain",
-    "dragnet": "scrapy_declutter.steps.dragnet:dragnet_chain",
-    "learned": "scrapy_declutter.steps.learned:learned_chain",
+    "dragnet": "scrapy_declutter.steps.dragnet.step:dragnet_chain",
+    "learned": "scrapy_declutter.steps.learned.step:learned_chain",
 }
 #: What ``default`` means; the learned extractor takes this name once it beats the rest.
 DEFAULT = "learned"

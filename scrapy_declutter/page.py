@@ -19,8 +19,7 @@ from lxml import etree
 from parsel.selector import create_root_node
 
 from .blocks import Block, segment
-from .features import DEFAULT_LANGUAGE, count_stopwords, normalise_language, stoplist
-from .language import page_language
+from .language import DEFAULT_LANGUAGE, declared_language, page_language, stoplist, stopword_counts
 from .limits import DEFAULT_LIMITS, NO_TEXT, TOO_DEEP, Limits, empty_root, log_reason
 from .salvage import flatten, whole_document
 from .sniff import decode_html
@@ -79,8 +78,9 @@ class Page:
         A tree over a cap (``limits``) gets no blocks and a ``reason``; one the
         parser cut short (too deep) is segmented as far as it goes.
         """
-        language = normalise_language(root.get("lang") or root.get("xml:lang")) or DEFAULT_LANGUAGE
-        page = cls(root=root, url=url, site=site_key(url), title=_title(root), language=language)
+        declared = declared_language(root)
+        page = cls(root=root, url=url, site=site_key(url), title=_title(root),
+                   language=declared or DEFAULT_LANGUAGE)
         page.reason = (limits or DEFAULT_LIMITS).check_tree(root)
         if page.reason and not page.reason.startswith(TOO_DEEP):
             log_reason(url, page.reason)
@@ -91,12 +91,14 @@ class Page:
             page.reason = NO_TEXT
         log_reason(url, page.reason)
         # Declared, else guessed from the blocks' stop words, else English:
-        # stop-word features in the wrong language mislead every step.
-        page.language = language = page_language(page)
-        stops = stoplist(language)
+        # stop-word features in the wrong language mislead every step. Counted
+        # here, once, for every step that reads them (jusText included).
+        words = (w for b in page.blocks for w in b.text.split())
+        page.language = page_language(declared, words)
+        stops = stoplist(page.language)
         if stops:
             for b in page.blocks:
-                b.stopwords = count_stopwords(b.text, stops)
+                b.bare_stopwords, b.stopwords = stopword_counts(b.text, stops)
                 b.stopword_density = b.stopwords / b.words if b.words else 0.0
         return page
 

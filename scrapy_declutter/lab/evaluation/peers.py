@@ -15,7 +15,7 @@ from typing import Callable
 from lxml import html as lxml_html
 
 from ...errors import UnknownExtractorError
-from ...features import DEFAULT_LANGUAGE, ISO_TO_STOPLIST, normalise_language
+from ...language import DEFAULT_LANGUAGE, ISO_TO_STOPLIST, normalise_language
 from ..extras import require
 
 PeerFn = Callable[[str, "str | None"], str]

@@ -23,8 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...steps.dragnet import DragnetModel
-from ...steps.dragnet_features import (
+from ...steps.dragnet.features import (
     CETR_FEATURES,
     FEATURE_NAMES,
     SHALLOW_FEATURES,
@@ -32,6 +31,7 @@ from ...steps.dragnet_features import (
     base_features,
     page_tokens,
 )
+from ...steps.dragnet.model import DragnetModel
 from ..alignment import align_blocks, page_of
 from ..dataset import Sample
 from ..metric import Score, word_prf
@@ -100,7 +100,7 @@ class PageData:
         return self.sample.domain
 
     def token_features(self, odds_vec: np.ndarray) -> np.ndarray:
-        """``dragnet_features.token_features`` with the odds as a vector indexed by token id."""
+        """``features.token_features`` with the odds as a vector indexed by token id."""
         n = len(self.texts)
         vals = odds_vec[self.token_ids]
         pos = np.bincount(self.rows, weights=np.maximum(vals, 0.0), minlength=n)

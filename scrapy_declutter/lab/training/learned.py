@@ -7,7 +7,7 @@ Token odds are learned from the training pages only, so cross-validation
 folds never see the id/class vocabulary of the sites they score.
 
 Model: scikit-learn's HistGradientBoostingClassifier (train time only),
-exported node by node into ``learned.model.TreeEnsemble`` arrays. Blocks are
+exported node by node into ``steps.learned.model.TreeEnsemble`` arrays. Blocks are
 weighted by their share of the page's words, so every page counts the same
 and a long paragraph counts more than a one-word menu entry, as in the
 page-level word F1 the benchmark scores.
@@ -24,9 +24,10 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from ...learned.decide import decide
-from ...learned.features import class_tokens, container_paths, feature_names, page_features
-from ...learned.model import BlockModel, TreeEnsemble
+from ...blocks import class_tokens
+from ...steps.learned.decide import decide
+from ...steps.learned.features import container_paths, feature_names, page_features
+from ...steps.learned.model import BlockModel, TreeEnsemble
 from ..alignment import align_blocks, page_of
 from ..dataset import Sample
 from ..metric import word_prf

@@ -1,18 +1,15 @@
-"""Dragnet (seed 001): shallow-text, id/class-token and CETR features into a trained classifier.
+"""The Dragnet classifier and its model file (seed 001).
 
 The classifier is a logistic regression, as in the Dragnet paper, so
-inference is one standardised dot product per block in NumPy; a block whose
-probability of content reaches 0.5 is content. Comments count as content in
-this mode: no step here drops them (Dragnet's "content + comments" model).
+inference is one standardised dot product per block in NumPy.
 
 The model is plain JSON (``models/dragnet.json``): a format version, the
 feature names, standardisation, weights, and the learned token odds table,
 with the training data cited and the command that rebuilds it
-(``scrapy-declutter train-dragnet``). It is read lazily, on the first page,
-into the step instance, and validated field by field on load, so a corrupted
-or foreign file fails with a message that says what is wrong instead of a
-shape error deep inside NumPy. The training code (``scrapy_declutter.lab.training``)
-is never imported here.
+(``scrapy-declutter train-dragnet``). It is validated field by field on
+load, so a corrupted or foreign file fails with a message that says what is
+wrong instead of a shape error deep inside NumPy. The training code
+(``scrapy_declutter.lab.training``) is never imported here.
 """
 
 from __future__ import annotations
@@ -20,22 +17,19 @@ from __future__ import annotations
 import gzip
 import json
 import math
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..blocks import BOILERPLATE, CONTENT
-from ..errors import DeclutterError
-from . import Step
-from .dragnet_features import FEATURE_NAMES, page_features
+from ...errors import ModelError
+from ...modelfile import read_model_file
+from .features import FEATURE_NAMES, page_features
 
 if TYPE_CHECKING:
-    from ..page import Page
+    from ...page import Page
 
 #: What the ``format`` field of a Dragnet model file must say.
 MODEL_FORMAT = "scrapy-declutter/dragnet"
@@ -43,12 +37,8 @@ MODEL_FORMAT = "scrapy-declutter/dragnet"
 MODEL_VERSION = 1
 #: The model shipped inside the package.
 DEFAULT_MODEL = "dragnet.json"
-#: Probability of content at or above which a block is content (the seed's 0.5 cut).
-THRESHOLD = 0.5
-
-
-class ModelError(DeclutterError):
-    """A Dragnet model file that is missing, malformed, or of another version."""
+#: The command that rebuilds the shipped model.
+REBUILD = "scrapy-declutter train-dragnet"
 
 
 @dataclass(frozen=True)
@@ -98,7 +88,7 @@ class DragnetModel:
         if data.get("version") != MODEL_VERSION:
             raise ModelError(
                 f"{source}: model version {data.get('version')!r}, this code reads version "
-                f"{MODEL_VERSION}; rebuild it with `scrapy-declutter train-dragnet`"
+                f"{MODEL_VERSION}; rebuild it with `{REBUILD}`"
             )
         names = data.get("feature_names")
         if names != list(FEATURE_NAMES):
@@ -122,18 +112,7 @@ class DragnetModel:
     @classmethod
     def load(cls, path: str | Path | None = None) -> DragnetModel:
         """Read a model file (``.json`` or ``.json.gz``); None reads the one shipped in the package."""
-        if path is None:
-            source = f"scrapy_declutter/models/{DEFAULT_MODEL}"
-            try:
-                raw = (resources.files("scrapy_declutter") / "models" / DEFAULT_MODEL).read_bytes()
-            except OSError as exc:
-                raise ModelError(f"{source} is missing: run `scrapy-declutter train-dragnet`") from exc
-        else:
-            source = str(path)
-            try:
-                raw = Path(path).read_bytes()
-            except OSError as exc:
-                raise ModelError(f"cannot read Dragnet model {source}: {exc}") from exc
+        raw, source = read_model_file(path, DEFAULT_MODEL, rebuild=REBUILD)
         try:
             if raw[:2] == b"\x1f\x8b":
                 raw = gzip.decompress(raw)
@@ -152,41 +131,3 @@ def _vector(data: Mapping[str, Any], key: str, n: int, source: str) -> np.ndarra
     if not isinstance(v, list) or len(v) != n or not all(_is_number(x) for x in v):
         raise ModelError(f"{source}: {key} must be a list of {n} finite numbers")
     return np.asarray(v, dtype=float)
-
-
-class Dragnet(Step):
-    """Label each block by the Dragnet classifier's probability of content (0.5 cut)."""
-
-    name = "dragnet"
-
-    def __init__(self, *, model: str | None = None, threshold: float = THRESHOLD) -> None:
-        self.model = model
-        self.threshold = threshold
-        self._loaded: DragnetModel | None = None
-        self._lock = threading.Lock()
-
-    def classifier(self) -> DragnetModel:
-        """The model, read on first use and kept on this instance."""
-        if self._loaded is None:
-            with self._lock:
-                if self._loaded is None:
-                    self._loaded = DragnetModel.load(self.model)
-        return self._loaded
-
-    def process(self, page: Page) -> bool:
-        if not page.blocks:
-            return False
-        probs = self.classifier().predict_page(page)
-        changed = False
-        for block, p in zip(page.blocks, probs):
-            label = CONTENT if p >= self.threshold else BOILERPLATE
-            changed |= block.set_label(label, float(p), self.name)
-        return changed
-
-    def __repr__(self) -> str:
-        return f"Dragnet(model={self.model!r}, threshold={self.threshold!r})"
-
-
-def dragnet_chain(*, model: str | None = None, threshold: float = THRESHOLD) -> list[Step]:
-    """Extractor ``dragnet``: the trained classifier alone; ``dragnet(model="path.json")`` for another model."""
-    return [Dragnet(model=model, threshold=threshold)]

@@ -30,17 +30,16 @@ from typing import TYPE_CHECKING, Mapping
 import numpy as np
 from lxml import etree
 
-from ..blocks import HEADING_TAGS, Ancestor, subtree_prefixes
+from ...blocks import HEADING_TAGS, Ancestor, name_tokens, subtree_prefixes
 
 if TYPE_CHECKING:
-    from ..page import Page
+    from ...page import Page
 
 #: Phrases of page chrome in many languages' English-speaking templates (short blocks only).
 _CHROME = re.compile(
     r"©|\(c\)|copyright|all rights reserved|cookie|privacy|terms of (?:use|service)|"
     r"subscribe|newsletter|sign (?:up|in)|log ?in|follow us|share (?:this|on)|"
     r"skip to|read more|related|advertis")  # searched in lower-cased text (faster than re.I)
-_SUBWORD = re.compile(r"[a-z][a-z0-9]+")
 _WORD = re.compile(r"\w+")
 
 #: Ancestor tags that are strong structural hints, one flag each.
@@ -88,10 +87,25 @@ BASE_NAMES = [
     "odds_near_mean", "odds_anc_sum", "is_heading", "capital_start", "digit_share",
     "chrome_phrase",
 ]  # fmt: skip
+#: What the per-block loop of ``page_features`` gathers, in the order it writes them;
+#: the ``BASE_NAMES`` columns are made from these by name, so neither order can
+#: shift a column of the other.
+GATHERED = (
+    "words", "text_chars", "link_density", "text_density", "char_density",
+    "markup_chars", "tag_count", "stopword_density", "position", "link_words",
+    "punct_end", "title_share", "title_cover", "depth", "odds_own_max", "odds_own_min",
+    "odds_anc_max", "odds_anc_min", "odds_near_mean", "odds_anc_sum", "is_heading",
+    "capital_start", "digit_share", "chrome_phrase",
+)  # fmt: skip
 CONTEXT_NAMES = ["log_words", "link_density", "text_density", "odds_anc_min",
                  "odds_anc_max", "is_heading", "punct_end", "words_rel_max"]
 PAGE_NAMES = ["page_log_blocks", "page_log_words", "page_link_density", "page_has_article",
               "page_has_main"]
+
+
+def _group_names() -> list[str]:
+    return [f"up{level}_{what}" for level in GROUP_LEVELS
+            for what in ("words_share", "link_density", "log_blocks")]
 
 
 def feature_names() -> list[str]:
@@ -100,22 +114,11 @@ def feature_names() -> list[str]:
     names += [f"anc_{t}" for t in FLAG_TAGS]
     names += ["tag_" + "_".join(g) for g in TAG_GROUPS]
     names += list(CONTENT_CONTAINERS)
-    for level in GROUP_LEVELS:
-        names += [f"up{level}_words_share", f"up{level}_link_density", f"up{level}_log_blocks"]
+    names += _group_names()
     for off in OFFSETS:
         names += [f"{n}@{off:+d}" for n in CONTEXT_NAMES]
     names += PAGE_NAMES
     return names
-
-
-def name_tokens(name: str) -> set[str]:
-    """Subword tokens of one id or class name: ``post-content__body`` → post, content, body."""
-    return set(_SUBWORD.findall(name.lower()))
-
-
-def class_tokens(ident: str, classes: tuple[str, ...]) -> set[str]:
-    """Subword tokens of an element's id and classes (a token never spans two names)."""
-    return set().union(*map(name_tokens, (ident, *classes)))
 
 
 #: Elements with a ``role`` or ``itemprop``, in document order. Selecting the attributes
@@ -269,58 +272,59 @@ def page_features(
         else:
             t_share = t_cover = 0.0
         head = text[:DIGIT_PREFIX]
-        rows.extend((
+        rows.extend((  # in GATHERED order
             b.words, b.text_chars, b.link_density, b.text_density, b.char_density,
             b.markup_chars, b.tag_count, b.stopword_density, b.position, b.link_words,
-            0.0, 0.0, 1.0 if text.endswith(_END_PUNCT) else 0.0, t_share, t_cover,
+            1.0 if text.endswith(_END_PUNCT) else 0.0, t_share, t_cover,
             depth, own_hi, own_lo, hi, lo, near / count if count else 0.0, total,
             1.0 if b.tag in HEADING_TAGS else 0.0, 1.0 if text[:1].isupper() else 0.0,
             len(_DIGIT.findall(head)) / len(head),
             1.0 if b.words <= CHROME_MAX_WORDS and _CHROME.search(low) else 0.0,
         ))
-    base = np.array(rows, dtype=np.float64).reshape(n, len(BASE_NAMES))
-    words = base[:, 0].copy()
-    link_words = base[:, 9].copy()
+    gathered = np.array(rows, dtype=np.float64).reshape(n, len(GATHERED))
+    col = {name: gathered[:, k] for k, name in enumerate(GATHERED)}
+    words = col.pop("words").copy()
+    link_words = col.pop("link_words").copy()
     total = words.sum() or 1.0
-    base[:, 0] = np.log1p(words)
-    base[:, 1] = np.log1p(base[:, 1])
-    base[:, 5] = np.log1p(base[:, 5])
-    base[:, 6] = np.log1p(base[:, 6])
-    base[:, 9] = (np.cumsum(words) - words) / total
-    base[:, 10] = words / total
-    base[:, 11] = words / (words.max() or 1.0)
+    col["log_words"] = np.log1p(words)
+    for name, raw in (("log_chars", "text_chars"), ("log_markup", "markup_chars"),
+                      ("log_tags", "tag_count")):
+        col[name] = np.log1p(col.pop(raw))
+    col["words_before"] = (np.cumsum(words) - words) / total
+    col["words_share"] = words / total
+    col["words_rel_max"] = words / (words.max() or 1.0)
+    base = np.column_stack([col[name] for name in BASE_NAMES])
     bits = np.array(masks, dtype=np.int64)[:, None] >> np.arange(len(FLAG_TAGS))
     flags = (bits & 1).astype(np.float64)
 
-    groups = np.zeros((n, 3 * len(GROUP_LEVELS)))
     # Subtrees are told apart by their root's Ancestor record: segmentation
     # makes one per element, shared by every block below it.
     ancestry = [b.ancestors for b in blocks]
     level_ids = [[id(a[-1 - level]) if len(a) > level else 0 for a in ancestry]
                  for level in GROUP_LEVELS]
-    for k, (gw, gl, gc) in enumerate(_subtree_sums(level_ids, words, link_words)):
-        groups[:, 3 * k] = gw / total
-        groups[:, 3 * k + 1] = gl / np.maximum(gw, 1.0)
-        groups[:, 3 * k + 2] = np.log1p(gc)
+    for level, (gw, gl, gc) in zip(GROUP_LEVELS, _subtree_sums(level_ids, words, link_words)):
+        col[f"up{level}_words_share"] = gw / total
+        col[f"up{level}_link_density"] = gl / np.maximum(gw, 1.0)
+        col[f"up{level}_log_blocks"] = np.log1p(gc)
+    groups = np.column_stack([col[name] for name in _group_names()])
 
-    ctx_idx = [_BASE_INDEX[c] for c in CONTEXT_NAMES]
-    ctx_src = base[:, ctx_idx]
-    context = np.zeros((n, len(OFFSETS) * len(ctx_idx)))
+    ctx_src = np.column_stack([col[name] for name in CONTEXT_NAMES])
+    width = len(CONTEXT_NAMES)
+    context = np.zeros((n, len(OFFSETS) * width))
     for k, off in enumerate(OFFSETS):
-        cols = slice(k * len(ctx_idx), (k + 1) * len(ctx_idx))
+        cols = slice(k * width, (k + 1) * width)
         if off < 0 and n > -off:
             context[-off:, cols] = ctx_src[:off]
         elif off > 0 and n > off:
             context[:-off, cols] = ctx_src[off:]
-    page_row = np.array([
-        math.log1p(n), math.log1p(total), link_words.sum() / total,
-        1.0 if has_article else 0.0, 1.0 if has_main else 0.0,
-    ])
+    per_page = {
+        "page_log_blocks": math.log1p(n), "page_log_words": math.log1p(total),
+        "page_link_density": link_words.sum() / total,
+        "page_has_article": 1.0 if has_article else 0.0, "page_has_main": 1.0 if has_main else 0.0,
+    }
+    page_row = np.array([per_page[name] for name in PAGE_NAMES])
     out = np.hstack([base, flags, tag_onehot, cont, groups, context, np.tile(page_row, (n, 1))])
     return out.astype(np.float32)
-
-
-_BASE_INDEX = {name: i for i, name in enumerate(BASE_NAMES)}
 
 
 def _subtree_sums(level_ids: list[list[int]], words: np.ndarray, link_words: np.ndarray):

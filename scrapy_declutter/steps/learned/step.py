@@ -3,7 +3,7 @@
 A gradient-boosted tree ensemble, trained offline on WCXB (Murrough Foley,
 2026, CC-BY-4.0) with ``scrapy-declutter train-model``, scores every block
 from its shallow-text, structural, id/class-token and neighbour features
-(``learned.features``); ``learned.decide`` turns the probabilities into
+(``features``); ``decide`` turns the probabilities into
 labels. The model is a plain ``.npz`` data file evaluated with NumPy, loaded
 lazily on the first page and then shared by every page and thread.
 """
@@ -13,12 +13,12 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ..blocks import BOILERPLATE, CONTENT
-from . import Step
+from ...blocks import BOILERPLATE, CONTENT
+from .. import Step
 
 if TYPE_CHECKING:
-    from ..learned.model import BlockModel
-    from ..page import Page
+    from ...page import Page
+    from .model import BlockModel
 
 
 class LearnedClassifier(Step):
@@ -53,8 +53,8 @@ class LearnedClassifier(Step):
     def process(self, page: "Page") -> bool:
         if not page.blocks:
             return False
-        from ..learned import decide as d
-        from ..learned.features import page_features
+        from . import decide as d
+        from .features import page_features
 
         model = self._model()
         probs = model.trees.probabilities(page_features(page, model.odds, memo=model.odds_memo))
@@ -73,14 +73,15 @@ class LearnedClassifier(Step):
 @lru_cache(maxsize=8)
 def _checked_model(path: str | None) -> "BlockModel":
     """The model at ``path`` (None: the shipped one), checked once against this version's features."""
-    from ..learned.features import feature_names
-    from ..learned.model import ModelError, cached_model
+    from ...errors import ModelError
+    from .features import feature_names
+    from .model import REBUILD, cached_model
 
     m = cached_model(path)
     if m.feature_names != feature_names():
         raise ModelError(
             f"model {path or 'shipped'} was trained on other features than this version "
-            "computes; rebuild it with `scrapy-declutter train-model`"
+            f"computes; rebuild it with `{REBUILD}`"
         )
     return m
 

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..blocks import Ancestor, Block
+from ...blocks import Ancestor, Block, name_tokens
 from .cetr import cetr_features
 
 #: Elements, counted from the block's own, whose tokens form the "near" sum.
@@ -45,14 +45,19 @@ TOKEN_FEATURES = ("ic_positive", "ic_negative", "ic_near")
 BASE_FEATURES = SHALLOW_FEATURES + CETR_FEATURES
 FEATURE_NAMES = BASE_FEATURES + TOKEN_FEATURES
 
-_PART = re.compile(r"[a-z]+")
+#: Runs of letters: the version-1 model's vocabulary cuts ``name_tokens``' tokens at digits.
+_LETTERS = re.compile(r"[a-z]+")
 
 
 def element_tokens(ancestor: Ancestor) -> set[str]:
-    """Tokens of one element: its tag as ``<tag>``, each id/class name, and their word parts.
+    """Tokens of one element: its tag as ``<tag>``, each id/class name whole, and its word parts.
 
     ``post-content__body`` yields itself, ``post``, ``content`` and ``body``, so
-    a learned ``content`` carries over to site-specific compounds.
+    a learned ``content`` carries over to site-specific compounds. The word
+    parts are ``blocks.name_tokens`` cut at digits, one-letter pieces dropped
+    (``h2title`` gives ``title``): the vocabulary the shipped model's token
+    odds were learned on. Retraining on plain ``name_tokens`` would drop the
+    cut, with a new model version.
     """
     out = {f"<{ancestor.tag.lower()}>"}
     for name in (ancestor.id, *ancestor.classes):
@@ -60,7 +65,11 @@ def element_tokens(ancestor: Ancestor) -> set[str]:
         if len(name) < MIN_TOKEN_LENGTH:
             continue
         out.add(name)
-        out.update(p for p in _PART.findall(name) if len(p) >= MIN_TOKEN_LENGTH)
+        for token in name_tokens(name):
+            if token.isalpha():
+                out.add(token)
+            else:
+                out.update(p for p in _LETTERS.findall(token) if len(p) >= MIN_TOKEN_LENGTH)
     return out
 
 
@@ -100,29 +109,46 @@ def page_tokens(blocks: Sequence[Block]) -> list[tuple[frozenset[str], frozenset
     return out
 
 
+#: What ``shallow_features`` reads from each block, in the order it writes them.
+_OWN = ("log_words", "link_density", "text_density", "char_density", "stopword_density",
+        "is_heading", "position")
+#: Features also taken from the block before and the block after.
+_NEIGHBOUR = ("log_words", "link_density", "text_density")
+
+
+def _stack(columns: Mapping[str, np.ndarray], names: Sequence[str], n: int) -> np.ndarray:
+    """The named columns side by side in ``names`` order, so no column rides on its position."""
+    return np.column_stack([columns[name] for name in names]).reshape(n, len(names))
+
+
 def shallow_features(blocks: Sequence[Block]) -> np.ndarray:
     """The Kohlschütter features of each block and its neighbours (zeros past the page edges)."""
     n = len(blocks)
     own = np.array(
         [
-            [math.log1p(b.words), b.link_density, b.text_density, b.char_density, b.stopword_density]
+            (math.log1p(b.words), b.link_density, b.text_density, b.char_density,
+             b.stopword_density, float(b.is_heading), b.position)
             for b in blocks
         ],
         dtype=float,
-    ).reshape(n, 5)
-    neighbour = own[:, :3]
-    prev = np.vstack([np.zeros((1, 3)), neighbour[:-1]]) if n else np.zeros((0, 3))
-    nxt = np.vstack([neighbour[1:], np.zeros((1, 3))]) if n else np.zeros((0, 3))
-    extra = np.array([[float(b.is_heading), b.position] for b in blocks], dtype=float).reshape(n, 2)
-    return np.hstack([own, prev, nxt, extra])
+    ).reshape(n, len(_OWN))
+    col = {name: own[:, k] for k, name in enumerate(_OWN)}
+    edge = np.zeros(min(n, 1))
+    for name in _NEIGHBOUR:
+        col[f"prev_{name}"] = np.concatenate([edge, col[name][:-1]])
+        col[f"next_{name}"] = np.concatenate([col[name][1:], edge])
+    return _stack(col, SHALLOW_FEATURES, n)
 
 
 def cetr_block_features(blocks: Sequence[Block]) -> np.ndarray:
     """log(1 + smoothed tag ratio), log(1 + smoothed derivative), and the k-means content flag."""
     cetr = cetr_features([b.text_chars for b in blocks], [b.tag_count for b in blocks])
-    return np.column_stack(
-        [np.log1p(cetr.smoothed), np.log1p(cetr.derivative), cetr.content.astype(float)]
-    ).reshape(len(blocks), 3)
+    col = {
+        "cetr_log_ratio": np.log1p(cetr.smoothed),
+        "cetr_log_derivative": np.log1p(cetr.derivative),
+        "cetr_content": cetr.content.astype(float),
+    }
+    return _stack(col, CETR_FEATURES, len(blocks))
 
 
 def base_features(blocks: Sequence[Block]) -> np.ndarray:
@@ -134,7 +160,8 @@ def token_features(
     token_sets: Sequence[tuple[frozenset[str], frozenset[str]]], odds: Mapping[str, float]
 ) -> np.ndarray:
     """Per block: sum of positive odds, sum of negative odds (all tokens), sum of odds near the block."""
-    out = np.zeros((len(token_sets), 3))
+    n = len(token_sets)
+    pos_sums, neg_sums, near_sums = np.zeros(n), np.zeros(n), np.zeros(n)
     for i, (all_tokens, near_tokens) in enumerate(token_sets):
         pos = neg = near = 0.0
         for t in all_tokens:
@@ -147,8 +174,9 @@ def token_features(
                 neg += v
             if t in near_tokens:
                 near += v
-        out[i] = (pos, neg, near)
-    return out
+        pos_sums[i], neg_sums[i], near_sums[i] = pos, neg, near
+    col = {"ic_positive": pos_sums, "ic_negative": neg_sums, "ic_near": near_sums}
+    return _stack(col, TOKEN_FEATURES, n)
 
 
 def page_features(blocks: Sequence[Block], odds: Mapping[str, float]) -> np.ndarray:

@@ -17,26 +17,25 @@ blocks through 150 trees of depth 8 is a handful of array operations.
 
 from __future__ import annotations
 
+import io
 import json
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..errors import DeclutterError
+from ...errors import ModelError
+from ...modelfile import read_model_file
 
 #: Version of the file layout; a loader refuses any other.
 FORMAT_VERSION = 1
 #: The model shipped with the package.
 DEFAULT_MODEL = "learned-blocks.npz"
+#: The command that rebuilds the shipped model.
+REBUILD = "scrapy-declutter train-model"
 _NODE_ARRAYS = ("feature", "threshold", "left", "right", "value", "missing_left")
-
-
-class ModelError(DeclutterError):
-    """A model file is missing, corrupted or of another format version."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -173,30 +172,19 @@ class BlockModel:
 
 def load_model(path: str | Path | None = None) -> BlockModel:
     """Read and validate a model file (the shipped one when ``path`` is None)."""
+    raw, source = read_model_file(path, DEFAULT_MODEL, rebuild=REBUILD)
     try:
-        if path is None:
-            shipped = resources.files("scrapy_declutter").joinpath("models", DEFAULT_MODEL)
-            with shipped.open("rb") as fh:
-                return _read(fh, DEFAULT_MODEL)
-        with open(path, "rb") as fh:
-            return _read(fh, str(path))
-    except OSError as exc:
-        raise ModelError(f"cannot read model file {path or DEFAULT_MODEL}: {exc}") from exc
-
-
-def _read(fh: Any, name: str) -> BlockModel:
-    try:
-        data = np.load(fh, allow_pickle=False)
+        data = np.load(io.BytesIO(raw), allow_pickle=False)
         arrays = {k: data[k] for k in data.files}
         meta = json.loads(arrays.pop("meta").tobytes().decode("utf-8"))
     except (ValueError, KeyError, OSError, UnicodeDecodeError) as exc:
-        raise ModelError(f"{name} is not a scrapy_declutter model file: {exc}") from exc
+        raise ModelError(f"{source} is not a scrapy_declutter model file: {exc}") from exc
     if meta.get("format") != FORMAT_VERSION:
-        raise ModelError(f"{name} has model format {meta.get('format')!r}; this version reads "
-                         f"{FORMAT_VERSION} (rebuild it with `scrapy-declutter train-model`)")
+        raise ModelError(f"{source} has model format {meta.get('format')!r}; this version reads "
+                         f"{FORMAT_VERSION} (rebuild it with `{REBUILD}`)")
     missing = [k for k in (*_NODE_ARRAYS, "roots", "odds_tokens", "odds_values") if k not in arrays]
     if missing:
-        raise ModelError(f"{name} lacks the arrays {missing}")
+        raise ModelError(f"{source} lacks the arrays {missing}")
     trees = TreeEnsemble(
         feature=arrays["feature"].astype(np.intp), threshold=arrays["threshold"].astype(np.float64),
         left=arrays["left"].astype(np.intp), right=arrays["right"].astype(np.intp),
@@ -205,7 +193,8 @@ def _read(fh: Any, name: str) -> BlockModel:
     )
     names = meta.get("feature_names") or []
     if len(trees.feature) and trees.feature.max() >= len(names):
-        raise ModelError(f"{name} uses feature {trees.feature.max()} but names {len(names)} features")
+        raise ModelError(
+            f"{source} uses feature {trees.feature.max()} but names {len(names)} features")
     odds = dict(zip(arrays["odds_tokens"].tolist(), arrays["odds_values"].astype(float).tolist()))
     return BlockModel(trees=trees, odds=odds, meta=meta)
 

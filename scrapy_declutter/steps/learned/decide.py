@@ -19,7 +19,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..blocks import HEADING_TAGS, Block
+from ...blocks import HEADING_TAGS, Block
 
 #: Probability at or above which a block is content.
 THRESHOLD = 0.5
