@@ -4,6 +4,8 @@ from .api import extract
 from .blocks import BOILERPLATE, CONTENT, Block
 from .errors import (
     DeclutterError,
+    MissingExtraError,
+    ModelError,
     ModelFormatError,
     ModelVersionError,
     SettingsError,
@@ -25,6 +27,9 @@ _LAZY = {
     "DeclutterMiddleware": "scrapy_declutter.integration.middleware",
     "DeclutterSpiderMiddleware": "scrapy_declutter.integration.spidermw",
     "DeclutterPipeline": "scrapy_declutter.integration.pipeline",
+    "result_for": "scrapy_declutter.integration.handoff",
+    "CsvItemExporter": "scrapy_declutter.integration.exporters",
+    "XmlItemExporter": "scrapy_declutter.integration.exporters",
 }
 
 
@@ -43,12 +48,15 @@ __all__ = [
     "BOILERPLATE",
     "CONTENT",
     "Block",
+    "CsvItemExporter",
     "Declutter",
     "DeclutterMiddleware",
     "DeclutterPipeline",
     "DeclutterSpiderMiddleware",
     "DeclutterError",
     "Extractor",
+    "MissingExtraError",
+    "ModelError",
     "ModelFormatError",
     "ModelVersionError",
     "Page",
@@ -60,7 +68,9 @@ __all__ = [
     "StoreUnavailableError",
     "UnknownExtractorError",
     "__version__",
+    "XmlItemExporter",
     "build_extractor",
     "extract",
     "extractors",
+    "result_for",
 ]

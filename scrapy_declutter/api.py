@@ -12,12 +12,8 @@ from .result import Result, SiteDecisions, join_blocks
 logger = logging.getLogger(__name__)
 
 
-def result_of(page: Page, extractor: str) -> Result:
-    """Package an analysed Page as a Result."""
-    lesson, model = page.site_lesson, page.site_model
-    decisions = None
-    if lesson is not None and model is not None:
-        decisions = SiteDecisions(model.pages, lesson.template, lesson.voted, lesson.supervised)
+def result_of(page: Page, extractor: str, *, site_learning: SiteDecisions | None = None) -> Result:
+    """Package an analysed Page as a Result (with what site learning decided, if it ran)."""
     return Result(
         text=join_blocks(page.content_blocks),
         blocks=page.blocks,
@@ -27,7 +23,7 @@ def result_of(page: Page, extractor: str) -> Result:
         language=page.language,
         extractor=extractor,
         reason=page.reason,
-        site_learning=decisions,
+        site_learning=site_learning,
     )
 
 

@@ -12,6 +12,7 @@ not exhaust Python's stack.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import accumulate
@@ -45,6 +46,24 @@ HEADING_TAGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 MAX_ANCESTORS = 16
 #: Kohlschütter's line width for text density (Boilerpipe wraps at 80 columns).
 WRAP_WIDTH = 80
+#: A token of an id or class name: a letter, then letters or digits.
+_NAME_TOKEN = re.compile(r"[a-z][a-z0-9]+")
+
+
+def name_tokens(name: str) -> list[str]:
+    """Tokens of one id or class name, in order: ``post-content__body`` → post, content, body.
+
+    The one rule for turning id/class names into words. Programmers name boxes
+    for what they hold, and compound names (``post-content__body``) repeat the
+    words that carry across sites; ``h2``, ``col12`` stay whole, one-letter
+    pieces are dropped. A token never spans two names.
+    """
+    return _NAME_TOKEN.findall(name.lower())
+
+
+def class_tokens(ident: str, classes: tuple[str, ...]) -> set[str]:
+    """The tokens of an element's id and classes."""
+    return set().union(*map(name_tokens, (ident, *classes)))
 
 
 class Ancestor(NamedTuple):
@@ -86,7 +105,10 @@ class Block:
     wrapped_lines: int
     #: Characters of link text, counted as jusText counts them (link texts joined).
     link_chars: int = 0
+    #: Words that are stop words of the page's language once punctuation is ignored.
     stopwords: int = 0
+    #: Words that are stop words as they stand (``the,`` is not one): jusText's count.
+    bare_stopwords: int = 0
     stopword_density: float = 0.0
     position: float = 0.0
     label: str = BOILERPLATE
@@ -119,13 +141,8 @@ class Block:
         self.trail.append((step, label))
 
     def tokens(self) -> list[str]:
-        """Id and class tokens of the block's element and its ancestors (Dragnet's features)."""
-        out: list[str] = []
-        for a in self.ancestors:
-            if a.id:
-                out.append(a.id.lower())
-            out.extend(c.lower() for c in a.classes)
-        return out
+        """Id/class tokens (``name_tokens``) of the block's ancestors and element, root first."""
+        return [t for a in self.ancestors for name in (a.id, *a.classes) for t in name_tokens(name)]
 
     def as_dict(self) -> dict[str, Any]:
         """The block in plain JSON types, as it lands on items and in ``--json`` output."""

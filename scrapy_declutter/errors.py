@@ -21,7 +21,11 @@ class UnknownExtractorError(DeclutterError, KeyError):
 
 
 class SettingsError(DeclutterError, ValueError):
-    """A DECLUTTER_* value or a meta override that cannot be used; the message names it."""
+    """DECLUTTER_* values or meta overrides that cannot be used; one argument per problem,
+    each naming the setting and what it accepts."""
+
+    def __str__(self) -> str:
+        return "\n".join(str(a) for a in self.args)
 
 
 class StoreError(DeclutterError):
@@ -38,3 +42,13 @@ class ModelFormatError(DeclutterError):
 
 class ModelVersionError(ModelFormatError):
     """A site model written by a newer release: never overwritten, never read."""
+
+
+class MissingExtraError(DeclutterError):
+    """A lab command needs an optional dependency that cannot be imported; the message
+    names the extra to install."""
+
+
+class ModelError(DeclutterError):
+    """A trained model's file that is missing, unreadable, malformed or of another format
+    version; the message names the file and the command that rebuilds it."""

@@ -1,12 +1,20 @@
-"""The page's language for stop-word features: declared, else guessed from stop words.
+"""Stop lists and the language they are chosen by, from plain data: words and codes.
 
-jusText needs a stop list, so it needs the page's language. ``<html lang>``
-is the first source; pages without it (4% of WCXB) get a guess. The guess is
-the one jusText's documentation suggests: the language whose stop words make
-up the largest share of the page's words. It needs no model beyond the stop
-lists the package already ships, and it costs a couple of milliseconds.
+Stop words are what jusText (seed 003) and the stop-word density feature of
+every other step count, so every page needs a stop list, so it needs a
+language. The lists are jusText's own (about 80 languages with an ISO 639-1
+code), read straight from the files in the installed package's ``stoplists/``
+folder. jusText itself is never imported: its ``__init__`` loads its HTML
+cleaner, which lxml 5.2 moved to the separate ``lxml_html_clean`` package, and
+an install without it (the pip that Python 3.11 ships resolves one) would
+fail on every page for the sake of a word list.
 
-Two details keep it honest:
+``<html lang>`` is the first source of the language; pages without it (4% of
+WCXB) get a guess. The guess is the one jusText's documentation suggests: the
+language whose stop words make up the largest share of the page's words. It
+needs no model beyond the stop lists, and it costs a couple of milliseconds.
+
+Three details keep it honest:
 
 - jusText's stop lists were mined from Wikipedia and several are polluted
   with English (Marathi's second word is ``the``; Finnish, Uzbek, Sundanese
@@ -22,20 +30,107 @@ Two details keep it honest:
   lorem ipsum was Latin on raw counts (``ut`` 41 times, ``sed`` 22).
 
 Tokens are lower-cased whitespace-separated words, as jusText counts them.
+Nothing here knows a Page: the Page hands in its words and its root's
+attributes and keeps what comes back on itself and its blocks.
 """
 
 from __future__ import annotations
 
-import pkgutil
+import os
+import re
 from collections import Counter
 from functools import lru_cache
-from itertools import islice
+from importlib.util import find_spec
+from itertools import filterfalse, islice
 from typing import TYPE_CHECKING, Iterable
 
-from .features import DEFAULT_LANGUAGE, ISO_TO_STOPLIST, normalise_language
-
 if TYPE_CHECKING:
-    from .page import Page
+    from lxml import etree
+
+#: ISO 639-1 codes to the names jusText's stop lists go by.
+ISO_TO_STOPLIST = {
+    "af": "Afrikaans", "sq": "Albanian", "ar": "Arabic", "hy": "Armenian",
+    "az": "Azerbaijani", "eu": "Basque", "be": "Belarusian", "bn": "Bengali",
+    "bs": "Bosnian", "br": "Breton", "bg": "Bulgarian", "ca": "Catalan",
+    "hr": "Croatian", "cs": "Czech", "da": "Danish", "nl": "Dutch",
+    "en": "English", "eo": "Esperanto", "et": "Estonian", "fi": "Finnish",
+    "fr": "French", "gl": "Galician", "ka": "Georgian", "de": "German",
+    "el": "Greek", "gu": "Gujarati", "ht": "Haitian", "he": "Hebrew",
+    "hi": "Hindi", "hu": "Hungarian", "is": "Icelandic", "id": "Indonesian",
+    "ga": "Irish", "it": "Italian", "jv": "Javanese", "kn": "Kannada",
+    "kk": "Kazakh", "ko": "Korean", "ku": "Kurdish", "ky": "Kyrgyz",
+    "la": "Latin", "lv": "Latvian", "lt": "Lithuanian", "lb": "Luxembourgish",
+    "mk": "Macedonian", "ms": "Malay", "ml": "Malayalam", "mt": "Maltese",
+    "mr": "Marathi", "ne": "Nepali", "nb": "Norwegian_Bokmal", "no": "Norwegian_Bokmal",
+    "nn": "Norwegian_Nynorsk", "oc": "Occitan", "fa": "Persian", "pl": "Polish",
+    "pt": "Portuguese", "qu": "Quechua", "ro": "Romanian", "ru": "Russian",
+    "sr": "Serbian", "sk": "Slovak", "sl": "Slovenian", "es": "Spanish",
+    "su": "Sundanese", "sw": "Swahili", "sv": "Swedish", "tl": "Tagalog",
+    "ta": "Tamil", "te": "Telugu", "tr": "Turkish", "tk": "Turkmen",
+    "uk": "Ukrainian", "ur": "Urdu", "uz": "Uzbek", "vi": "Vietnamese",
+    "cy": "Welsh", "fy": "West_Frisian", "yo": "Yoruba",
+}  # fmt: skip
+DEFAULT_LANGUAGE = "en"
+_XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+_WORD = re.compile(r"\w+")
+
+
+def normalise_language(code: str | None) -> str | None:
+    """``en-GB`` / ``EN_us`` → ``en``; None for codes we have no stop list for."""
+    if not code:
+        return None
+    primary = code.strip().lower().replace("_", "-").split("-")[0]
+    return primary if primary in ISO_TO_STOPLIST else None
+
+
+def stoplist_file(name: str) -> bytes:
+    """The bytes of jusText's stop list ``name`` (``English``), read without importing jusText.
+
+    ``find_spec`` locates an installed package without running its
+    ``__init__``; its loader reads the file, as ``pkgutil.get_data`` would
+    after importing the package.
+    """
+    spec = find_spec("justext")
+    if spec is None or spec.origin is None or spec.loader is None:
+        raise ModuleNotFoundError(
+            "scrapy_declutter reads its stop lists from the jusText package, which is not "
+            "installed: pip install justext", name="justext")
+    path = os.path.join(os.path.dirname(spec.origin), "stoplists", f"{name}.txt")
+    return spec.loader.get_data(path)  # type: ignore[attr-defined]
+
+
+@lru_cache(maxsize=32)
+def stoplist(language: str) -> frozenset[str]:
+    """The lower-cased stop words of an ISO 639-1 language; empty when unknown.
+
+    The words ``justext.get_stoplist`` gives, lower-cased once more as before.
+    """
+    name = ISO_TO_STOPLIST.get(language)
+    if name is None:
+        return frozenset()
+    return frozenset(w.decode("utf8").lower() for w in stoplist_file(name).splitlines())
+
+
+def stopword_counts(text: str, stops: frozenset[str]) -> tuple[int, int]:
+    """(bare, all): stop words among a block's lower-cased whitespace-separated words.
+
+    *bare* counts the words that are stop words as they stand, as jusText
+    does (``the,`` is not one): its thresholds were tuned on that count.
+    *all* also counts words that are stop words once the punctuation around
+    them is ignored, the density the other steps' features read.
+
+    Runs once per block of every page, so the common case (a bare word) is
+    counted by C-level ``map``; only words with punctuation take the regex.
+    """
+    words = text.lower().split()
+    bare = n = sum(map(stops.__contains__, words))
+    for w in filterfalse(str.isalnum, words):
+        if w not in stops:
+            m = _WORD.search(w)
+            if m and m.group() in stops:
+                n += 1
+    return bare, n
+
 
 #: How many of each language's most frequent stop words vote.
 TOP_STOPWORDS = 100
@@ -51,7 +146,7 @@ MARGIN_OVER_DEFAULT = 1.2
 
 def _ranked_stoplist(name: str, top: int) -> list[str]:
     """The ``top`` first words of a jusText stop list (frequency order), lower-cased, without repeats."""
-    data = pkgutil.get_data("justext", f"stoplists/{name}.txt") or b""
+    data = stoplist_file(name)
     seen: dict[str, None] = {}
     # Lower-casing merges "The" into "the": read a few lines more than needed.
     for line in data.split(b"\n", 3 * top)[: 3 * top]:
@@ -127,31 +222,17 @@ def default_guesser() -> StopwordLanguageGuesser:
     return StopwordLanguageGuesser()
 
 
-def _page_words(page: "Page", limit: int) -> list[str]:
-    """The page's first ``limit`` words or a few more, block by block."""
-    words: list[str] = []
-    for b in page.blocks:
-        words.extend(b.text.split())
-        if len(words) >= limit:
-            break
-    return words
+def declared_language(root: "etree._Element") -> str | None:
+    """The document's ``<html lang>`` (or ``xml:lang``) as a code we have a stop list for."""
+    return normalise_language(root.get("lang") or root.get(_XML_LANG) or root.get("xml:lang"))
 
 
-def declared_language(page: "Page") -> str | None:
-    """The page's ``<html lang>`` (or ``xml:lang``) as a code we have a stop list for."""
-    root = page.root
-    return normalise_language(root.get("lang") or root.get("{http://www.w3.org/XML/1998/namespace}lang")
-                              or root.get("xml:lang"))
-
-
-def page_language(page: "Page", *, detect: bool = True) -> str:
+def page_language(declared: str | None, words: Iterable[str], *, detect: bool = True) -> str:
     """The language stop-word features should use: declared, else guessed, else English.
 
-    A function of the tree and the blocks' text, which no step changes, so
-    every caller gets the same answer without a shared cache; the guess (a
-    couple of milliseconds) runs only on pages that declare no language.
+    ``declared`` comes from ``declared_language``; the guess (when
+    ``detect``) reads only the first ``MAX_WORDS`` of ``words``.
     """
-    language = declared_language(page)
-    if language is None and detect:
-        language = default_guesser().guess(_page_words(page, MAX_WORDS))
-    return language or DEFAULT_LANGUAGE
+    if declared is not None:
+        return declared
+    return (default_guesser().guess(words) if detect else None) or DEFAULT_LANGUAGE

@@ -19,15 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from urllib.parse import urlsplit
 
 from lxml import etree
 from parsel.selector import create_root_node
 
 from .blocks import Block, segment
-from .features import DEFAULT_LANGUAGE, count_stopwords, normalise_language, stoplist
-from .language import page_language
+from .language import DEFAULT_LANGUAGE, declared_language, page_language, stoplist, stopword_counts
 from .limits import DEFAULT_LIMITS, NO_TEXT, TOO_DEEP, Limits, empty_root, log_reason
 from .salvage import flatten, whole_document
 from .sniff import decode_html
@@ -35,9 +34,7 @@ from .sniff import decode_html
 if TYPE_CHECKING:
     from scrapy.http import TextResponse
 
-    from .sitelearning.learner import PageLesson
-    from .sitelearning.model import SiteModel
-    from .steps.boilerpipe.document import TextDocument
+T = TypeVar("T")
 
 
 def site_key(url: str | None) -> str:
@@ -64,11 +61,32 @@ def parse_html(text: str) -> etree._Element:
     return create_root_node(text or "<html/>", etree.HTMLParser)
 
 
+class Slot(Generic[T]):
+    """A typed place on a Page for the per-page state of one part above it.
+
+    The part that owns the state declares its slot with the state's type
+    (``VIEW: Slot[TextDocument] = Slot("Boilerpipe view")`` in
+    ``steps.boilerpipe.document``, ``SITE_MODEL: Slot[SiteModel]`` in
+    ``sitelearning.step``), and ``page.get(slot)`` gives that type back. So
+    the Page holds the Boilerpipe view or the site model without importing
+    the parts that define them (parts import only downwards), and a reader
+    gets a declared type, not a dict entry to duck-type.
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Slot({self.name!r})"
+
+
 @dataclass(eq=False)
 class Page:
     """A parsed page. ``root`` is shared with the caller and never mutated here.
 
-    Steps keep per-page state in the typed fields at the end, never on
+    Steps keep per-page state in the page's slots (``get``/``put``), never on
     themselves, so one chain serves every page and thread of a crawl.
     """
 
@@ -81,15 +99,15 @@ class Page:
     #: Why the page was passed through or only partly analysed ("" when it was
     #: analysed normally); see ``limits`` for the caps and the reasons.
     reason: str = ""
-    #: The Boilerpipe steps' view of the blocks (fused groups, removals), built
-    #: by the first of them (``steps.boilerpipe.document``).
-    boilerpipe: TextDocument | None = None
-    #: The model of the page's site that the site step applies (``Declutter``
-    #: sets it before the chain runs); None: no site learning for this page.
-    site_model: SiteModel | None = None
-    #: What the site step decided on the page and what the page teaches its
-    #: site, which ``Declutter`` learns once the chain has run.
-    site_lesson: PageLesson | None = None
+    _slots: dict[Slot[Any], Any] = field(default_factory=dict, init=False, repr=False)
+
+    def get(self, slot: Slot[T]) -> T | None:
+        """What the part owning ``slot`` put on this page, or None."""
+        return self._slots.get(slot)
+
+    def put(self, slot: Slot[T], value: T | None) -> None:
+        """Keep a part's state for this page in its slot."""
+        self._slots[slot] = value
 
     @classmethod
     def from_tree(
@@ -121,8 +139,9 @@ class Page:
     @classmethod
     def _segmented(cls, root: etree._Element, url: str | None, limits: Limits) -> "Page":
         """The Page of one tree, its blocks and their features, with the reason the caps give."""
-        language = normalise_language(root.get("lang") or root.get("xml:lang")) or DEFAULT_LANGUAGE
-        page = cls(root=root, url=url, site=site_key(url), title=_title(root), language=language)
+        declared = declared_language(root)
+        page = cls(root=root, url=url, site=site_key(url), title=_title(root),
+                   language=declared or DEFAULT_LANGUAGE)
         page.reason = limits.check_tree(root)
         if page.reason and not page.reason.startswith(TOO_DEEP):
             log_reason(url, page.reason)
@@ -133,12 +152,14 @@ class Page:
             page.reason = NO_TEXT
         log_reason(url, page.reason)
         # Declared, else guessed from the blocks' stop words, else English:
-        # stop-word features in the wrong language mislead every step.
-        page.language = language = page_language(page)
-        stops = stoplist(language)
+        # stop-word features in the wrong language mislead every step. Counted
+        # here, once, for every step that reads them (jusText included).
+        words = (w for b in page.blocks for w in b.text.split())
+        page.language = page_language(declared, words)
+        stops = stoplist(page.language)
         if stops:
             for b in page.blocks:
-                b.stopwords = count_stopwords(b.text, stops)
+                b.bare_stopwords, b.stopwords = stopword_counts(b.text, stops)
                 b.stopword_density = b.stopwords / b.words if b.words else 0.0
         return page
 

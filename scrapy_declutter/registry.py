@@ -36,8 +36,8 @@ REGISTRY: dict[str, str] = {
     "boilerpipe-default": "scrapy_declutter.steps.boilerpipe.chains:default_chain",
     "boilerpipe-article": "scrapy_declutter.steps.boilerpipe.chains:article_chain",
     "tree": "scrapy_declutter.steps.tree:tree_chain",
-    "dragnet": "scrapy_declutter.steps.dragnet:dragnet_chain",
-    "learned": "scrapy_declutter.steps.learned:LearnedClassifier",
+    "dragnet": "scrapy_declutter.steps.dragnet.step:dragnet_chain",
+    "learned": "scrapy_declutter.steps.learned.step:LearnedClassifier",
 }
 #: What ``default`` means; the learned extractor takes this name once it beats the rest.
 DEFAULT = "learned"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,32 @@ def wcxb_page(file_id: str) -> tuple[bytes, dict]:
 def wcxb():
     """Loader for bundled WCXB pages: ``html, truth = wcxb("4297")``."""
     return wcxb_page
+
+
+def make_dataset(folder: Path, ids: list[str], *, snippets_only: bool = False) -> Path:
+    """A dataset folder in the WCXB layout made of bundled pages (each page its own domain).
+
+    ``snippets_only`` writes ``main_content`` null, as a set that gives only
+    ``with``/``without`` snippets (trafilatura's evaluation set) does.
+    """
+    (folder / "html").mkdir(parents=True)
+    (folder / "ground-truth").mkdir()
+    files = {}
+    for i in ids:
+        shutil.copy(WCXB_SAMPLES / f"{i}.html.gz", folder / "html")
+        truth = json.loads((WCXB_SAMPLES / f"{i}.json").read_text(encoding="utf-8"))
+        if snippets_only:
+            truth["ground_truth"]["main_content"] = None
+        (folder / "ground-truth" / f"{i}.json").write_text(json.dumps(truth), encoding="utf-8")
+        files[i] = {"page_type": truth["_internal"]["page_type"]["primary"], "domain": i, "spa": False}
+    (folder / "metadata.json").write_text(json.dumps({"files": files}), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def tiny_dataset(tmp_path):
+    """A WCXB-format folder made of three bundled pages."""
+    return make_dataset(tmp_path / "tiny", ["4297", "0540", "0688"])
 
 
 needs_shared = pytest.mark.skipif(

@@ -6,7 +6,9 @@ asyncio reactor, every crawl listed in the spec file::
     [{"spider": "SiteSpider", "settings": {...}, "args": {...}, "stats": "out.json"}, ...]
 
 and writes each crawl's stats as JSON. A child process, because Twisted's
-reactor cannot be restarted inside the pytest process.
+reactor cannot be restarted inside the pytest process. A spec may also list
+``"unimportable": ["redis"]``: modules that then fail to import, as in an
+install that lacks them.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ def poison_chain(*, min_chars: int = 60) -> list:
 
 
 REGISTRY["poison-test"] = "scrapy_crawl:poison_chain"
+#: An extractor whose module is missing, as in an install without one of its dependencies.
+REGISTRY["missing-module-test"] = "scrapy_declutter_no_such_module:chain"
 
 
 class DeclaredItem(scrapy.Item):
@@ -128,6 +132,59 @@ class SiteSpider(scrapy.Spider):
                     yield self.request(response.urljoin(href))
 
 
+class MetaCopySpider(SiteSpider):
+    """From its start page, follows every path in ``follow`` with ``meta=dict(response.meta)``.
+
+    The common pattern that once carried the start page's Result to responses
+    that are not analysed. ``handle_404`` lets 404s reach the callback; without
+    it they go to the errback, which yields an item too.
+    """
+
+    name = "meta_copy"
+
+    def __init__(self, start_url: str, follow: str, handle_404: str = "", **kwargs: Any) -> None:
+        super().__init__(start_url, **kwargs)
+        self.follow = json.loads(follow)
+        if handle_404:
+            self.handle_httpstatus_list = [404]
+
+    def parse(self, response):
+        for obj in super().parse(response):
+            if not isinstance(obj, scrapy.Request):
+                yield obj
+        if response.url == self.start_url:
+            for path in self.follow:
+                yield response.follow(path, callback=self.parse, errback=self.failed,
+                                      meta=dict(response.meta))
+
+    def failed(self, failure):
+        yield self.item_cls(url=failure.value.response.url, kind="errback")
+
+
+class ChainSpider(SiteSpider):
+    """Visits ``paths`` one after another (each callback requests the next), one item each.
+
+    So the order of the exported items is known: the first item comes from the first path.
+    """
+
+    name = "chain"
+
+    def __init__(self, start_url: str, paths: str, **kwargs: Any) -> None:
+        super().__init__(start_url, **kwargs)
+        self.paths = json.loads(paths)
+
+    async def start(self):
+        yield scrapy.Request(self.start_url + self.paths[0], callback=self.parse, cb_kwargs={"i": 0})
+
+    def parse(self, response, i=0):
+        for obj in super().parse(response):
+            if not isinstance(obj, scrapy.Request):
+                yield obj
+        if i + 1 < len(self.paths):
+            yield scrapy.Request(self.start_url + self.paths[i + 1], callback=self.parse,
+                                 cb_kwargs={"i": i + 1})
+
+
 class OffSiteSpider(SiteSpider):
     """The plugin switched off for this spider only."""
 
@@ -160,7 +217,9 @@ class HtmlItemSpider(scrapy.Spider):
 
 
 SPIDERS = {
-    cls.__name__: cls for cls in (SiteSpider, OffSiteSpider, RenamingSiteSpider, HtmlItemSpider)
+    cls.__name__: cls
+    for cls in (SiteSpider, MetaCopySpider, ChainSpider, OffSiteSpider, RenamingSiteSpider,
+                HtmlItemSpider)
 }
 
 
@@ -182,6 +241,9 @@ def main(spec_path: str) -> None:
     # The engine checks every 5 s whether an idle spider is done; a test need not wait that long.
     ExecutionEngine._SLOT_HEARTBEAT_INTERVAL = 0.2
     specs = json.loads(Path(spec_path).read_text())
+    for spec in specs:
+        for module in spec.get("unimportable", ()):
+            sys.modules[module] = None  # "import redis" now raises ImportError
     configure_logging({"LOG_LEVEL": "INFO"})
     failures: list[BaseException] = []
 

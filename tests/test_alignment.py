@@ -1,13 +1,13 @@
-"""Block labels recovered from ground-truth text (scrapy_declutter.training.alignment)."""
+"""Block labels recovered from ground-truth text (scrapy_declutter.lab.alignment)."""
 
 from __future__ import annotations
 
 import pytest
 
-from scrapy_declutter.evaluation.dataset import Sample
-from scrapy_declutter.evaluation.metric import word_prf
+from scrapy_declutter.lab.dataset import Sample
+from scrapy_declutter.lab.metric import word_prf
 from scrapy_declutter.page import Page
-from scrapy_declutter.training.alignment import (
+from scrapy_declutter.lab.alignment import (
     align_blocks,
     labelled_pages,
     matched_shares,
@@ -110,7 +110,7 @@ def test_oracle_on_bundled_pages_is_near_perfect():
 
 @needs_shared
 def test_oracle_upper_bound_on_a_dataset_slice():
-    from scrapy_declutter.evaluation.dataset import load_dataset
+    from scrapy_declutter.lab.dataset import load_dataset
 
     samples = load_dataset(SHARED_WCXB)[::60]
     scores = [word_prf(oracle_text(p.blocks, lab), s.main_content).f1

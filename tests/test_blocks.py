@@ -9,7 +9,15 @@ import pytest
 from conftest import SAMPLE_DATA
 
 from scrapy_declutter import Page
-from scrapy_declutter.blocks import BLOCK_TAGS, WRAP_WIDTH, segment, subtree_prefixes, wrapped_lines
+from scrapy_declutter.blocks import (
+    BLOCK_TAGS,
+    WRAP_WIDTH,
+    class_tokens,
+    name_tokens,
+    segment,
+    subtree_prefixes,
+    wrapped_lines,
+)
 
 
 def texts(html: str) -> list[str]:
@@ -115,6 +123,16 @@ def test_ancestors_carry_tag_id_and_classes_root_first():
     assert [a.tag for a in b.ancestors] == ["html", "body", "div", "p"]
     assert b.ancestors[2].id == "main" and b.ancestors[2].classes == ("post", "Entry")
     assert b.tokens() == ["main", "post", "entry", "lede"]
+
+
+def test_id_and_class_names_split_into_tokens_one_way():
+    assert name_tokens("Post-Content__body") == ["post", "content", "body"]
+    assert name_tokens("col-md-6 h2 x") == ["col", "md", "h2"]  # one-letter pieces dropped
+    assert class_tokens("post-content__body", ("nav_menu", "X1")) == {
+        "post", "content", "body", "nav", "menu", "x1"}
+    assert class_tokens("", ()) == set()
+    (b,) = Page.from_html("<div id=main-wrap><p class='entry-body x'>text</p></div>").blocks
+    assert b.tokens() == ["main", "wrap", "entry", "body"]
 
 
 def test_kohlschuetter_text_density_by_hand():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import re
 import shutil
 import subprocess
 import sys
@@ -12,12 +13,15 @@ import sys
 import numpy as np
 import pytest
 from conftest import WCXB_SAMPLES
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scrapy_declutter import extract
 from scrapy_declutter.blocks import Ancestor
-from scrapy_declutter.evaluation.dataset import Sample
+from scrapy_declutter.errors import ModelError
+from scrapy_declutter.lab.dataset import Sample
 from scrapy_declutter.page import Page
-from scrapy_declutter.steps.cetr import (
+from scrapy_declutter.steps.dragnet.cetr import (
     cetr_features,
     derivative,
     gaussian_kernel,
@@ -25,22 +29,19 @@ from scrapy_declutter.steps.cetr import (
     smooth,
     tag_ratios,
 )
-from scrapy_declutter.steps.dragnet import (
-    MODEL_VERSION,
-    Dragnet,
-    DragnetModel,
-    ModelError,
-)
-from scrapy_declutter.steps.dragnet_features import (
+from scrapy_declutter.steps.dragnet.features import (
     FEATURE_NAMES,
     SHALLOW_FEATURES,
     block_tokens,
     element_tokens,
     page_features,
     page_tokens,
+    shallow_features,
     token_features,
 )
-from scrapy_declutter.training.dragnet import (
+from scrapy_declutter.steps.dragnet.model import MODEL_VERSION, DragnetModel
+from scrapy_declutter.steps.dragnet.step import Dragnet
+from scrapy_declutter.lab.training.dragnet import (
     PageData,
     Vocabulary,
     domain_folds,
@@ -122,6 +123,31 @@ def test_element_tokens_split_compound_names():
     assert toks == {"<div>", "main-content", "main", "content", "post-body__text", "post", "body", "text"}
 
 
+def _element_tokens_before(ancestor: Ancestor) -> set[str]:
+    """Dragnet's own tokeniser as it was before ``blocks.name_tokens`` became the one rule."""
+    out = {f"<{ancestor.tag.lower()}>"}
+    for name in (ancestor.id, *ancestor.classes):
+        name = name.lower()
+        if len(name) < 2:
+            continue
+        out.add(name)
+        out.update(p for p in re.findall(r"[a-z]+", name) if len(p) >= 2)
+    return out
+
+
+_NAMES = st.text(alphabet=st.sampled_from("abcXYZ019-_ .İK\u212aé"), max_size=14)
+
+
+@settings(max_examples=400, deadline=None)
+@given(ident=_NAMES, classes=st.lists(_NAMES, max_size=3))
+def test_element_tokens_through_name_tokens_equal_the_old_rule(ident, classes):
+    ancestor = Ancestor("div", ident, tuple(classes))
+    before, now = _element_tokens_before(ancestor), element_tokens(ancestor)
+    # Same tokens, added in the same order: the token sums run in set order, so the
+    # order decides the last bits of the scores.
+    assert now == before and list(now) == list(before)
+
+
 def test_block_tokens_near_set_is_the_nearest_elements():
     page = Page.from_html(
         '<html><body class="site"><div id="wrap"><div class="a1"><div class="a2">'
@@ -130,6 +156,21 @@ def test_block_tokens_near_set_is_the_nearest_elements():
     all_tokens, near = block_tokens(page.blocks[0])
     assert {"site", "wrap", "a1", "comment", "comment-text", "<p>"} <= all_tokens
     assert "comment" in near and "a2" in near and "a1" in near and "wrap" not in near
+
+
+def test_shallow_columns_are_made_by_name(monkeypatch, wcxb):
+    import scrapy_declutter.steps.dragnet.features as features
+
+    html, truth = wcxb("4297")
+    blocks = Page.from_html(html, truth["url"]).blocks
+    X = shallow_features(blocks)
+    col = {n: X[:, i] for i, n in enumerate(SHALLOW_FEATURES)}
+    assert col["log_words"].tolist() == [math.log1p(b.words) for b in blocks]
+    assert col["stopword_density"].tolist() == [b.stopword_density for b in blocks]
+    assert col["prev_text_density"].tolist() == [0.0] + [b.text_density for b in blocks[:-1]]
+    assert col["next_link_density"].tolist() == [b.link_density for b in blocks[1:]] + [0.0]
+    monkeypatch.setattr(features, "SHALLOW_FEATURES", SHALLOW_FEATURES[::-1])
+    assert np.array_equal(shallow_features(blocks), X[:, ::-1])  # a reorder moves no value
 
 
 def test_token_features_sum_positive_negative_and_near_odds():
@@ -343,7 +384,7 @@ def test_inference_never_imports_the_training_code():
         "import sys; from scrapy_declutter import extract; "
         "r = extract('<html><body><p>' + 'Some words of text. ' * 20 + '</p></body></html>', "
         "extractor='dragnet'); "
-        "assert not [m for m in sys.modules if m.startswith('scrapy_declutter.training')]; "
+        "assert not [m for m in sys.modules if m.startswith('scrapy_declutter.lab')]; "
         "assert 'sklearn' not in sys.modules; print(len(r.text))"
     )
     out = subprocess.run(

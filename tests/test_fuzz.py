@@ -1,4 +1,4 @@
-"""Property-based fuzzing of ``extract()`` (invariants in ``scrapy_declutter.fuzzing``).
+"""Property-based fuzzing of ``extract()`` (invariants in ``scrapy_declutter.lab.fuzzing``).
 
 A short, derandomised budget runs in CI (``DECLUTTER_FUZZ_EXAMPLES``, default 100
 per test, 15 per other extractor). The long run is a command:
@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scrapy_declutter import DeclutterError, extractors
-from scrapy_declutter.fuzzing import (
+from scrapy_declutter.lab.fuzzing import (
     HIDDEN_MARK,
     byte_soups,
     check_invariants,
@@ -70,7 +70,7 @@ UNTRAINED = _untrained()
 
 def test_the_invariant_check_can_fail():
     """The checker itself catches a clean text that is not the page's text."""
-    from scrapy_declutter import fuzzing
+    from scrapy_declutter.lab import fuzzing
 
     with pytest.raises(AssertionError):
         fuzzing.check_invariants(f"<p>{HIDDEN_MARK} " + "plenty of ordinary words in this paragraph " * 20 + "</p>")

@@ -10,9 +10,15 @@ from hypothesis import strategies as st
 
 from scrapy_declutter import extract
 from scrapy_declutter.blocks import BOILERPLATE, CONTENT
-from scrapy_declutter.evaluation.metric import word_prf
 from scrapy_declutter.errors import UnknownExtractorError
-from scrapy_declutter.language import StopwordLanguageGuesser, default_guesser, page_language
+from scrapy_declutter.lab.metric import word_prf
+from scrapy_declutter.language import (
+    StopwordLanguageGuesser,
+    declared_language,
+    default_guesser,
+    page_language,
+    stopword_counts,
+)
 from scrapy_declutter.page import Page
 from scrapy_declutter.registry import REGISTRY, build_extractor
 from scrapy_declutter.steps.justext import (
@@ -32,7 +38,6 @@ from scrapy_declutter.steps.justext import (
     postprocess_headings,
     preprocess_headings,
     revise_short,
-    stopword_density,
 )
 
 ENGLISH = (
@@ -86,12 +91,25 @@ def test_thresholds_are_parameters():
     assert context_free_class(LONG, 0.0, 0.25, stopwords_low=0.2) == NEAR_GOOD
 
 
-def test_stopword_density_counts_whitespace_words_as_jusText_does():
+def test_stop_words_are_counted_bare_as_jusText_does_and_with_punctuation_ignored():
     stops = frozenset({"the", "of"})
-    assert stopword_density("The end of it", stops) == 0.5
-    # jusText splits at spaces only: "the," is not a stop word.
-    assert stopword_density("the, of.", stops) == 0.0
-    assert stopword_density("", stops) == 0.0
+    assert stopword_counts("The end of it", stops) == (2, 2)
+    # jusText splits at spaces only: "the," is not a stop word; the other features count it.
+    assert stopword_counts("the, of. (the)", stops) == (0, 3)
+    assert stopword_counts("", stops) == (0, 0)
+
+
+def test_the_step_reads_the_counts_the_page_made():
+    page = Page.from_html(
+        f"<html lang=en><body><p>{ENGLISH}</p><p>{ENGLISH} (and) the</p></body></html>")
+    first, second = page.blocks
+    assert second.bare_stopwords == first.bare_stopwords + 1 > 1  # "(and)" is not bare
+    assert second.stopwords == first.stopwords + 2
+    assert JusText().stopword_densities(page) == [b.bare_stopwords / b.words for b in page.blocks]
+    for b in page.blocks:  # the step counts nothing itself: without the Page's counts, no text
+        b.bare_stopwords = 0
+    JusText().process(page)
+    assert _labels(page) == [BOILERPLATE, BOILERPLATE]
 
 
 def _run(html: str, **params) -> Page:
@@ -286,14 +304,23 @@ def test_english_wins_unless_clearly_beaten():
     assert guesser.guess_text(GERMAN + " " + ENGLISH) == "en"
 
 
-def test_page_language_prefers_the_declared_one_then_the_guess():
-    page = Page.from_html(f"<html lang='fr'><body><p>{GERMAN}</p></body></html>")
-    assert page_language(page) == "fr" == page.language
-    assert page_language(page, detect=False) == "fr"
-    page = Page.from_html(f"<html><body><p>{GERMAN}</p><p>{GERMAN}</p></body></html>")
-    assert page_language(page) == "de" == page.language
-    assert page_language(page, detect=False) == "en"  # not declared: the default
-    assert page_language(page) == "de"  # asking without detection left nothing behind
+def test_page_language_prefers_the_declared_one():
+    words = (GERMAN + " " + GERMAN).split()
+    assert page_language("fr", words) == "fr"
+    assert page_language(None, words) == "de"
+    assert page_language(None, words, detect=False) == "en"
+    assert page_language(None, "12 34".split()) == "en"
+    assert Page.from_html(f"<html lang='fr'><body><p>{GERMAN}</p></body></html>").language == "fr"
+    undeclared = Page.from_html(f"<html><body><p>{GERMAN}</p><p>{GERMAN}</p></body></html>")
+    assert undeclared.language == "de"
+
+
+def test_declared_language_reads_lang_then_xml_lang():
+    from lxml import etree
+
+    assert declared_language(etree.fromstring('<html lang="de-AT"/>')) == "de"
+    assert declared_language(etree.fromstring('<html xml:lang="fr"/>')) == "fr"
+    assert declared_language(etree.fromstring('<html lang="x-klingon"/>')) is None
 
 
 def test_detected_language_picks_the_stop_list():

@@ -10,23 +10,23 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import SHARED_WCXB, needs_shared, wcxb_page
 
 from scrapy_declutter import extract
 from scrapy_declutter.blocks import BOILERPLATE, CONTENT
-from scrapy_declutter.evaluation.metric import word_prf
-from scrapy_declutter.learned.decide import decide, smooth
-from scrapy_declutter.learned.features import class_tokens, feature_names, page_features
-from scrapy_declutter.learned.model import (
+from scrapy_declutter.errors import DeclutterError, ModelError
+from scrapy_declutter.lab.metric import word_prf
+from scrapy_declutter.page import Page
+from scrapy_declutter.registry import DEFAULT, build_extractor
+from scrapy_declutter.steps.dragnet.model import DragnetModel
+from scrapy_declutter.steps.learned.decide import decide, smooth
+from scrapy_declutter.steps.learned.features import feature_names, page_features
+from scrapy_declutter.steps.learned.model import (
     FORMAT_VERSION,
     BlockModel,
-    ModelError,
     TreeEnsemble,
     load_model,
 )
-from scrapy_declutter.page import Page
-from scrapy_declutter.registry import DEFAULT, build_extractor
-
-from conftest import SHARED_WCXB, needs_shared, wcxb_page
 
 MODEL_FILE = Path(__file__).resolve().parents[1] / "scrapy_declutter" / "models" / "learned-blocks.npz"
 ARTICLE = (
@@ -89,6 +89,14 @@ def test_corrupted_or_foreign_model_files_fail_with_a_reason(tmp_path):
         load_model(tmp_path / "v99.npz")
 
 
+def test_both_trained_models_fail_with_the_one_model_error_and_the_rebuild_command(tmp_path):
+    for load, command in ((load_model, "train-model"), (DragnetModel.load, "train-dragnet")):
+        expected = f"cannot read model file .*missing.*{command}"
+        with pytest.raises(ModelError, match=expected) as info:
+            load(tmp_path / "missing")
+        assert isinstance(info.value, DeclutterError)
+
+
 def test_tree_arrays_pointing_outside_are_refused():
     with pytest.raises(ModelError):
         TreeEnsemble(feature=np.zeros(1, int), threshold=np.zeros(1), left=np.array([5]),
@@ -107,7 +115,7 @@ def test_numpy_trees_equal_scikit_learn_predictions():
     pytest.importorskip("sklearn")
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    from scrapy_declutter.training.learned import export_trees
+    from scrapy_declutter.lab.training.learned import export_trees
 
     X, y = _toy_data()
     X[::17, 2] = np.nan  # missing values follow the learned side
@@ -119,7 +127,7 @@ def test_numpy_trees_equal_scikit_learn_predictions():
 
 def test_numpy_trees_equal_lightgbm_predictions():
     lightgbm = pytest.importorskip("lightgbm")
-    from scrapy_declutter.training.learned import export_trees
+    from scrapy_declutter.lab.training.learned import export_trees
 
     X, y = _toy_data()
     clf = lightgbm.LGBMClassifier(n_estimators=20, num_leaves=8, verbose=-1, n_jobs=1).fit(X, y)
@@ -144,8 +152,47 @@ def test_features_have_one_row_per_block_and_named_columns():
     assert page_features(Page.from_html("<html></html>"), {}).shape == (0, len(names))
 
 
+def test_block_columns_hold_what_their_names_say():
+    page = Page.from_html(ARTICLE, "https://example.com/budget")
+    X = page_features(page, {"content": 1.0})
+    col = {n: X[:, i] for i, n in enumerate(feature_names())}
+    blocks = page.blocks
+    words = np.array([b.words for b in blocks], dtype=float)
+    expected = {
+        "log_words": np.log1p(words),
+        "log_chars": np.log1p([b.text_chars for b in blocks]),
+        "link_density": [b.link_density for b in blocks],
+        "log_markup": np.log1p([b.markup_chars for b in blocks]),
+        "stopword_density": [b.stopword_density for b in blocks],
+        "position": [b.position for b in blocks],
+        "words_before": (np.cumsum(words) - words) / words.sum(),
+        "words_share": words / words.sum(),
+        "depth": [b.xpath.count("/") for b in blocks],
+        "is_heading": [float(b.tag == "h1") for b in blocks],
+        "page_log_blocks": [np.log1p(len(blocks))] * len(blocks),
+    }
+    for name, values in expected.items():
+        assert np.allclose(col[name], values, rtol=1e-6), name
+    assert np.array_equal(col["log_words@-1"][1:], col["log_words"][:-1])
+    assert np.array_equal(col["link_density@+2"][:-2], col["link_density"][2:])
+
+
+def test_a_reordered_column_list_moves_no_value(monkeypatch):
+    import scrapy_declutter.steps.learned.features as features
+
+    page = Page.from_html(ARTICLE, "https://example.com/budget")
+    names, X = feature_names(), page_features(page, {"content": 1.0})
+    for constant in ("BASE_NAMES", "CONTEXT_NAMES", "PAGE_NAMES", "GROUP_LEVELS"):
+        monkeypatch.setattr(features, constant, type(getattr(features, constant))(
+            reversed(getattr(features, constant))))
+    shuffled, Y = feature_names(), page_features(page, {"content": 1.0})
+    assert shuffled != names and sorted(shuffled) == sorted(names)
+    for name in names:
+        assert np.array_equal(X[:, names.index(name)], Y[:, shuffled.index(name)]), name
+
+
 def test_odds_memo_shared_across_pages_changes_no_feature_and_stays_bounded(monkeypatch):
-    import scrapy_declutter.learned.features as features
+    import scrapy_declutter.steps.learned.features as features
 
     odds = {"content": 1.5, "nav": -2.0, "post": 0.5, "footer": -1.0}
     pages = [Page.from_html(wcxb_page(i)[0], wcxb_page(i)[1].get("url")) for i in ("0082", "0540", "0619")]
@@ -161,12 +208,6 @@ def test_odds_memo_shared_across_pages_changes_no_feature_and_stays_bounded(monk
     page_features(pages[0], odds, memo=alone_memo)
     assert memo.keys() == alone_memo.keys()  # emptied before the page, refilled by it
     assert np.array_equal(page_features(pages[1], odds, memo=memo), alone[1])
-
-
-def test_class_tokens_split_names_into_subwords():
-    assert class_tokens("post-content__body", ("nav_menu", "X1")) == {
-        "post", "content", "body", "nav", "menu", "x1"}
-    assert class_tokens("", ()) == set()
 
 
 def test_decide_keeps_headings_before_content_and_never_returns_nothing():
@@ -251,7 +292,7 @@ def test_default_extractor_scores_well_on_bundled_pages():
 
 @needs_shared
 def test_learned_scores_well_on_a_slice_of_the_dataset():
-    from scrapy_declutter.evaluation.dataset import load_dataset
+    from scrapy_declutter.lab.dataset import load_dataset
 
     samples = load_dataset(SHARED_WCXB)[::90]
     scores = [word_prf(extract(s.html_bytes(), s.url).text, s.main_content).f1 for s in samples]

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
 
-from scrapy_declutter.evaluation.dataset import Sample
-from scrapy_declutter.training.crossval import evaluate_cv, fold_spec, uses_learned
-from scrapy_declutter.training.learned import Corpus, domain_folds, learn_odds, train
+from scrapy_declutter.lab.dataset import Sample
+from scrapy_declutter.lab.evaluation.crossval import evaluate_cv, fold_spec, uses_learned
+from scrapy_declutter.lab.training.learned import Corpus, domain_folds, learn_odds, train
 
 from conftest import WCXB_SAMPLES
 
@@ -41,6 +42,16 @@ def test_domain_folds_never_split_a_domain():
     assert set(folds) == {0, 1, 2}
 
 
+def test_domain_folds_keep_datasets_apart():
+    """Pooled sets: a domain in two datasets is two groups, which may land in different folds."""
+    first = _samples()[:4]
+    second = [dataclasses.replace(s, dataset="other") for s in first]
+    for s in first + second:
+        s.domain = "same.example"
+    folds = domain_folds(first + second, 2)
+    assert len(set(folds[:4])) == 1 and len(set(folds[4:])) == 1 and folds[0] != folds[4]
+
+
 def test_fold_specs_swap_only_the_learned_extractor():
     assert uses_learned("default") and uses_learned("learned(threshold=0.4)")
     assert not uses_learned("trafilatura") and not uses_learned("density")
@@ -62,10 +73,19 @@ def test_training_on_a_few_pages_gives_a_working_model(tmp_path):
     assert extract(html, extractor=f'learned(model="{path}")').text
 
 
-def test_cross_validated_evaluation_labels_and_scores_every_page():
-    samples = _samples()
-    scores = evaluate_cv(samples, ["default", "density"], k=3, progress=False)
+def test_cross_validated_evaluation_labels_and_scores_every_page(monkeypatch):
+    """Snippet-only pages (no reference text) are scored by snippets and never trained on."""
+    text = _samples()
+    snippets = [dataclasses.replace(s, main_content=None, dataset="snips") for s in text[:2]]
+    trained_on = []
+    build = Corpus.build.__func__
+    monkeypatch.setattr(Corpus, "build", classmethod(
+        lambda cls, samples, **kw: build(cls, trained_on.extend(samples) or samples, **kw)))
+    scores = evaluate_cv(text + snippets, ["default", "density"], k=3, progress=False)
+    assert trained_on == text
     systems = {s.system for s in scores}
     assert systems == {"lxml-parse", "default (cv3)", "density"}
-    assert sum(s.system == "default (cv3)" for s in scores) == len(samples)
-    assert all(0.0 <= s.f1 <= 1.0 and not s.error for s in scores)
+    assert sum(s.system == "default (cv3)" for s in scores) == len(text) + len(snippets)
+    assert all(0.0 <= s.f1 <= 1.0 and not s.error for s in scores if s.dataset != "snips")
+    snip = [s for s in scores if s.dataset == "snips" and s.system != "lxml-parse"]
+    assert len(snip) == 4 and all(s.f1 is None and s.precision is None for s in snip)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_declutter.evaluation.metric import snippet_hits, tokens, word_prf
+from scrapy_declutter.lab.metric import snippet_hits, tokens, word_prf
 
 
 def test_tokens_are_lowercased_word_runs():

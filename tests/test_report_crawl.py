@@ -44,18 +44,26 @@ def _url_of(report) -> str:
     return doc.xpath('string(//p[@class="meta"])').split(" · ")[0]
 
 
-class _Settings(dict):
-    def getfloat(self, name, default):
-        return float(self.get(name, default))
+def test_inspect_settings_are_read_and_checked_with_the_others(tmp_path):
+    from scrapy.utils.misc import build_from_crawler
+    from scrapy.utils.test import get_crawler
 
+    from scrapy_declutter import DeclutterMiddleware
+    from scrapy_declutter.integration.settings import DeclutterOptions, SettingsError
 
-def test_sampler_reads_its_settings_once_and_rejects_bad_rates(tmp_path):
-    assert ReportSampler.from_settings(_Settings()) is None
-    sampler = ReportSampler.from_settings(_Settings(DECLUTTER_INSPECT_DIR=str(tmp_path)))
-    assert sampler.rate == 1.0 and sampler.directory == tmp_path
-    with pytest.raises(DeclutterError, match="DECLUTTER_INSPECT_SAMPLE"):
-        ReportSampler.from_settings(
-            _Settings(DECLUTTER_INSPECT_DIR="x", DECLUTTER_INSPECT_SAMPLE=2))
-    with pytest.raises(DeclutterError, match="DECLUTTER_INSPECT_SAMPLE"):
-        ReportSampler.from_settings(
-            _Settings(DECLUTTER_INSPECT_DIR="x", DECLUTTER_INSPECT_SAMPLE="a lot"))
+    def options(**settings):
+        return DeclutterOptions.from_settings(get_crawler(settings_dict=settings).settings)
+
+    assert options().inspect_dir is None
+    assert options(DECLUTTER_INSPECT_DIR=str(tmp_path)).inspect_sample == 1.0
+    assert options(DECLUTTER_INSPECT_SAMPLE="0.25").inspect_sample == 0.25
+    for bad in (2, "a lot", -0.5):
+        with pytest.raises(SettingsError, match="DECLUTTER_INSPECT_SAMPLE=.* is not a rate"):
+            options(DECLUTTER_INSPECT_DIR="x", DECLUTTER_INSPECT_SAMPLE=bad)
+    crawler = get_crawler(settings_dict={"DECLUTTER_STORE": "memory:",
+                                         "DECLUTTER_INSPECT_DIR": str(tmp_path / "r"),
+                                         "DECLUTTER_INSPECT_SAMPLE": "0.5"})
+    sampler = build_from_crawler(DeclutterMiddleware, crawler).inspector
+    assert (sampler.directory, sampler.rate) == (tmp_path / "r", 0.5)
+    with pytest.raises(DeclutterError, match="rate"):
+        ReportSampler(tmp_path, 1.5)

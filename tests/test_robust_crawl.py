@@ -66,7 +66,8 @@ def test_a_crawl_through_broken_pages_exports_every_item(zoo_url, tmp_path):
     store = tmp_path / "sites.db"
     store.write_bytes(b"SQLite format 3\x00" + b"\xff" * 3000)  # a corrupt store file
     (stats,), log = crawl(tmp_path, {
-        "settings": {**feed(out), "DECLUTTER_STORE": f"sqlite:///{store}"},
+        "settings": {**feed(out), "DECLUTTER_STORE": f"sqlite:///{store}",
+                     "DECLUTTER_BLOCKS_FIELD": "blocks"},
         "args": {"start_url": f"{zoo_url}/index.html"},
     })
     items = read_jsonl(out)
@@ -79,7 +80,7 @@ def test_a_crawl_through_broken_pages_exports_every_item(zoo_url, tmp_path):
     assert items["/cp1251.html"]["blocks"]  # a lying charset: analysed (as Scrapy decoded it), exported
     for name in ("png.html", "gzip.html", "pdf.html", "siblings.html", "frames.html", "huge.html"):  # passed through
         assert items[f"/{name}"]["clean_text"] == "", name
-        assert "blocks" not in items[f"/{name}"], name
+        assert items[f"/{name}"]["blocks"] == [], name
     rejected = {k.rsplit("/", 1)[-1]: v for k, v in stats.items() if k.startswith("declutter/rejected/")}
     assert rejected == {"binary": 3, "too_many_elements": 1, "too_large": 1, "frameset": 1, "too_deep": 1}, rejected
     assert stats["declutter/skipped/empty"] == 2

@@ -34,7 +34,7 @@ def test_a_best_effort_page_keeps_its_block_labels_on_the_item():
     deep = "<div>" * 3000 + "<p>" + "Deep words that a reader still sees on the page. " * 4 + "</p>"
     response = HtmlResponse("https://example.org/deep", body=deep.encode(),
                             headers={"Content-Type": "text/html"})
-    options = DeclutterOptions(extractor="density", site_learning=False)
+    options = DeclutterOptions(extractor="density", site_learning=False, blocks_field="blocks")
     result = analyse(Analyser(None), response, options)
     assert result.reason.startswith("too_deep") and result.blocks
     values = field_values(result, options)

@@ -23,6 +23,7 @@ from scrapy_declutter import (
     DeclutterPipeline,
     DeclutterSpiderMiddleware,
 )
+from scrapy_declutter.integration import handoff
 from scrapy_declutter.integration.items import FieldWriter, field_values
 from scrapy_declutter.integration.settings import DEFAULTS, DeclutterOptions, SettingsError
 from scrapy_declutter.limits import MAX_BYTES
@@ -52,6 +53,17 @@ def test_addon_keeps_user_priorities_and_survives_a_replaced_dict():
     assert Addon is scrapy_declutter.Addon
 
 
+def test_addon_registers_json_text_exporters_unless_the_project_has_its_own():
+    from scrapy_declutter.integration.exporters import CsvItemExporter, XmlItemExporter
+
+    exporters = get_crawler(settings_dict=ADDON).settings.getwithbase("FEED_EXPORTERS")
+    assert exporters["csv"] is CsvItemExporter and exporters["xml"] is XmlItemExporter
+    assert exporters["jsonlines"] == "scrapy.exporters.JsonLinesItemExporter"  # untouched
+    mine = {"csv": "myproject.exporters.Csv", "parquet": "myproject.exporters.Parquet"}
+    exporters = get_crawler(settings_dict={**ADDON, "FEED_EXPORTERS": mine}).settings
+    assert exporters.getdict("FEED_EXPORTERS") == {**mine, "xml": XmlItemExporter}
+
+
 def test_disabled_components_raise_not_configured():
     crawler = get_crawler(settings_dict={"DECLUTTER_ENABLED": "false"})
     for cls in (DeclutterMiddleware, DeclutterSpiderMiddleware, DeclutterPipeline):
@@ -69,7 +81,7 @@ def test_options_defaults_and_command_line_strings():
     }).settings
     opts = DeclutterOptions.from_settings(settings)
     assert (opts.site_learning, opts.max_size, opts.blocks_field) == (False, 1000, None)
-    assert opts.fields == ("clean_text", "headline")
+    assert list(field_values(None, opts)) == ["clean_text", "headline"]
     assert opts.extractor == "default"
     with pytest.raises(SettingsError, match="DECLUTTER_MAX_SIZE"):
         DeclutterOptions.from_settings(get_crawler(settings_dict={"DECLUTTER_MAX_SIZE": "big"}).settings)
@@ -90,7 +102,7 @@ def test_meta_overrides_are_validated():
     assert base.override({}) is base
     over = base.override({"extractor": "density", "DECLUTTER_TEXT_FIELD": "txt", "site_learning": "off"})
     assert (over.extractor, over.text_field, over.site_learning) == ("density", "txt", False)
-    with pytest.raises(SettingsError, match="valid keys"):
+    with pytest.raises(SettingsError, match="store is not a scrapy_declutter meta"):
         base.override({"store": "memory:"})  # per crawl only
     with pytest.raises(SettingsError):
         base.override({"site_learning": "maybe"})
@@ -125,7 +137,9 @@ def test_field_writer_never_overwrites_and_warns_once(caplog):
 
 def test_field_values_of_a_rejected_page_carry_empty_text_and_no_blocks():
     rejected = Result(text="", blocks=[], reason="empty: no text")
-    assert field_values(rejected, DeclutterOptions(title_field="t")) == {"clean_text": ""}
+    options = DeclutterOptions(title_field="t", blocks_field="b")
+    assert field_values(rejected, options) == {"clean_text": "", "b": [], "t": ""}
+    assert field_values(None, options) == {"clean_text": None, "b": None, "t": None}
 
 
 def _middleware(**settings):
@@ -152,16 +166,17 @@ def test_one_size_cap_counted_once():
     big = HtmlResponse("https://example.com/", body=b"<p>" + b"x " * 100 + b"</p>", request=req)
     assert mw.skip_reason(req, big, mw.state.options) == ""  # not the middleware's to refuse
     asyncio.run(mw.process_response(req, big))
-    result = req.meta["declutter_result"]
+    result = handoff.get(big).result
     assert result.reason.startswith("too_large") and result.text == ""
     stats = mw.state.stats.get_stats()
     assert stats["declutter/rejected/too_large"] == 1
     assert not any(k.startswith("declutter/skipped") for k in stats)
 
 
-def test_unknown_extractor_fails_at_start_up():
-    with pytest.raises(scrapy_declutter.UnknownExtractorError, match="valid names"):
-        _middleware(DECLUTTER_EXTRACTOR="no-such-extractor")
+def test_unknown_extractor_is_a_setup_error():
+    state = _middleware(DECLUTTER_EXTRACTOR="no-such-extractor").state
+    assert state.setup_error.startswith("DECLUTTER_EXTRACTOR='no-such-extractor' is not an extractor")
+    assert "valid names" in state.setup_error
 
 
 def test_importing_the_package_does_not_import_scrapy():

@@ -82,7 +82,8 @@ def read_jsonl(path: Path) -> dict[str, dict]:
 
 def test_addon_alone_cleans_every_html_item(site_url, tmp_path):
     out = tmp_path / "items.jsonl"
-    (stats,), log = crawl(tmp_path, {"settings": feed(out), "args": {"start_url": f"{site_url}/index.html"}})
+    (stats,), log = crawl(tmp_path, {"settings": {**feed(out), "DECLUTTER_BLOCKS_FIELD": "blocks"},
+                                     "args": {"start_url": f"{site_url}/index.html"}})
     items = read_jsonl(out)
     assert set(items) == HTML_PAGES | OTHER_FILES
     for path, snippet in CONTENT.items():
@@ -94,10 +95,10 @@ def test_addon_alone_cleans_every_html_item(site_url, tmp_path):
         assert labels == {"content", "boilerplate"}
         assert any(b["label"] == "content" and snippet in b["text"] for b in item["blocks"])
         assert item["title"].endswith("| Riverside Gardening Club")  # the spider's own field
-    # Non-HTML responses: untouched bodies, no flag, no fields.
+    # Non-HTML responses: untouched bodies, no flag, the fields present and empty.
     assert items["/plan.png"]["kind"] == f"other:{(SITE / 'plan.png').stat().st_size}:False"
     for path in OTHER_FILES:
-        assert "clean_text" not in items[path] and "blocks" not in items[path]
+        assert items[path]["clean_text"] is None and items[path]["blocks"] is None
     assert stats["declutter/pages"] == len(HTML_PAGES)
     assert stats["declutter/skipped/non_html"] == len(OTHER_FILES)
     assert stats["declutter/items"] == len(HTML_PAGES)
@@ -122,7 +123,7 @@ def test_poisoned_page_costs_no_item_and_spider_args_map_to_settings(site_url, t
         rows = by_path(list(csv.DictReader(f)))
     assert set(rows) == HTML_PAGES | OTHER_FILES  # every item exported
     assert "blocks" not in next(iter(rows.values()))  # blocks_field=none: a CSV-friendly feed
-    assert rows["/poison.html"]["clean_text"] == ""  # exported without the clean fields
+    assert rows["/poison.html"]["clean_text"] == ""  # exported with empty clean fields
     for path, snippet in CONTENT.items():
         assert snippet in rows[path]["clean_text"]
         assert "We use cookies" not in rows[path]["clean_text"]
@@ -156,11 +157,11 @@ def test_per_request_meta_and_per_spider_settings(site_url, tmp_path):
          "args": {"start_url": start}},
     )
     items = read_jsonl(out1)
-    assert "clean_text" not in items["/bees.html"]  # meta False: skipped
+    assert items["/bees.html"]["clean_text"] is None  # meta False: skipped, the column kept
     assert "balance of green material" in items["/compost.html"]["main_text"]
     assert "clean_text" not in items["/compost.html"] and "blocks" not in items["/compost.html"]
     assert items["/pruning.html"]["page_title"].startswith("Pruning apple trees")
-    assert "clean_text" not in items["/tomatoes.html"]  # a bad override is an error, not a guess
+    assert items["/tomatoes.html"]["clean_text"] is None  # a bad override is an error, not a guess
     assert "no_such_option" in log
     assert stats[0]["declutter/skipped/meta"] == 2
     assert stats[0]["declutter/errors/bad_meta"] >= 1
@@ -177,15 +178,21 @@ def test_all_item_types(site_url, tmp_path):
     kinds = ["declared", "dataclass", "attrs", "undeclared"]
     outs = {k: tmp_path / f"{k}.jsonl" for k in kinds}
     stats, log = crawl(tmp_path, *[
-        {"settings": feed(outs[k]), "args": {"start_url": start, "item_type": k}} for k in kinds
+        {"settings": {**feed(outs[k]), "DECLUTTER_BLOCKS_FIELD": "blocks"},
+         "args": {"start_url": start, "item_type": k}}
+        for k in kinds
     ])
     for kind in ("declared", "dataclass", "attrs"):
         item = read_jsonl(outs[kind])["/tomatoes.html"]
         assert "six hours of direct sunlight" in item["clean_text"], kind
         assert item["blocks"] and "Related posts" not in item["clean_text"]
+    for kind in ("declared", "dataclass", "attrs"):  # every item has the fields, if empty
+        item = read_jsonl(outs[kind])["/data.json"]
+        assert item["clean_text"] is None and item["blocks"] is None, kind
     undeclared = read_jsonl(outs["undeclared"])
     assert set(undeclared) == HTML_PAGES | OTHER_FILES  # nothing dropped
     assert all("clean_text" not in item for item in undeclared.values())
+    # Counted and warned about only where there was a value to write: the analysed pages.
     assert stats[3]["declutter/fields_skipped"] == 2 * len(HTML_PAGES)
     assert log.count("UndeclaredItem does not declare the field 'clean_text'") == 1
 

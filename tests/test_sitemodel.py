@@ -7,7 +7,6 @@ import logging
 import pytest
 
 from scrapy_declutter import Declutter, extract
-from scrapy_declutter.api import result_of
 from scrapy_declutter.page import Page
 from scrapy_declutter.registry import Extractor, build_extractor
 from scrapy_declutter.result import SiteDecisions
@@ -15,7 +14,7 @@ from scrapy_declutter.sitelearning import learner
 from scrapy_declutter.sitelearning.learner import TEMPLATE_STEP, SiteLearner
 from scrapy_declutter.errors import ModelFormatError
 from scrapy_declutter.sitelearning.model import MIN_PAGES, SiteModel, fingerprint, normalise
-from scrapy_declutter.sitelearning.step import SiteStep
+from scrapy_declutter.sitelearning.step import SITE_LESSON, SITE_MODEL, SiteStep
 from scrapy_declutter.sitelearning.stores.memory import MemoryStore
 from scrapy_declutter.sitelearning.supervision import marker_labels, selector_labels
 
@@ -280,26 +279,39 @@ def _footer_site(pages: int = 10) -> SiteModel:
     return SiteModel("example.org", pages=pages, fingerprints={fingerprint(FOOTER): pages})
 
 
-def test_the_site_step_reads_the_model_from_the_page_field():
+def test_the_site_step_reads_the_model_from_the_pages_slot():
     chain = Extractor("density+site", [*build_extractor("density").steps, SiteStep()])
     page = Page.from_html(article(3), "https://example.org/3")
+    assert page.get(SITE_MODEL) is None
     chain.run(page)  # no model on the page: the generic labels stand, no lesson
-    assert footer_label(page) == "content" and page.site_lesson is None
+    assert footer_label(page) == "content" and page.get(SITE_LESSON) is None
     page = Page.from_html(article(3), "https://example.org/3")
-    page.site_model = _footer_site()
+    model = _footer_site()
+    page.put(SITE_MODEL, model)
+    assert page.get(SITE_MODEL) is model
     chain.run(page)
     footer = next(b for b in page.blocks if b.text == FOOTER)
     assert (footer.label, footer.step) == ("boilerplate", TEMPLATE_STEP)
-    assert page.site_lesson is not None and page.site_lesson.template == 1
-    assert result_of(page, "density+site").site_learning == SiteDecisions(10, 1, 0, False)
+    lesson = page.get(SITE_LESSON)
+    assert lesson is not None
+    assert (lesson.template, lesson.voted, lesson.supervised) == (1, 0, False)
+
+
+def test_declutter_reports_what_the_site_step_decided():
+    dec = Declutter("density", flush_every=1)
+    results = [dec.extract(article(i), f"https://example.org/{i}") for i in range(4)]
+    assert results[0].site_learning == SiteDecisions(0, 0, 0, False)  # a new site: nothing yet
+    assert results[1].site_learning == SiteDecisions(1, 0, 0, False)  # under MIN_PAGES: no template
+    assert results[3].site_learning == SiteDecisions(3, 3, 0, False)  # two links and the footer
+    assert extract(article(4), "https://example.org/4").site_learning is None
 
 
 def test_the_site_step_takes_the_users_labels():
     step = SiteStep(content_selector="#main")
     page = Page.from_html(article(4), "https://example.org/4")
-    page.site_model = SiteModel("example.org")
+    page.put(SITE_MODEL, SiteModel("example.org"))
     step.process(page)
-    assert page.site_lesson.supervised
+    assert page.get(SITE_LESSON).supervised
     assert {b.step for b in page.blocks} == {"site-supervised"}
     assert page.blocks[0].text == "Home" and not page.blocks[0].is_content
 
@@ -307,8 +319,10 @@ def test_the_site_step_takes_the_users_labels():
 def test_declutter_runs_one_chain_that_ends_with_the_site_step():
     dec = Declutter("density", flush_every=1)
     assert isinstance(dec.chain.steps[-1], SiteStep) and not dec.chain.steps[-1].seed
-    assert [type(s) for s in dec.chain.steps[:-1]] == [type(s) for s in build_extractor("density").steps]
-    assert not any(isinstance(s, SiteStep) for s in Declutter("density", site_learning=False).chain.steps)
+    generic = build_extractor("density").steps
+    assert [type(s) for s in dec.chain.steps[:-1]] == [type(s) for s in generic]
+    plain = Declutter("density", site_learning=False).chain.steps
+    assert not any(isinstance(s, SiteStep) for s in plain)
     seed = Declutter("density+ngram").chain.steps
     assert [s.name for s in seed] == ["density", "ngram", "site"]  # seed 000, then the template
     assert seed[-1].learner.vote is False  # the seed's filter voted already

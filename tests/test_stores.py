@@ -202,3 +202,19 @@ def test_unreachable_redis_raises_unavailable():
     store = open_store(f"redis://127.0.0.1:{_free_port()}/0")
     with pytest.raises(StoreUnavailableError):
         store.load("s")
+
+
+def test_redis_password_stays_out_of_messages(caplog):
+    """The store-unavailable warning goes to the crawl log: it must not carry the password."""
+    pytest.importorskip("redis")
+    port = _free_port()
+    store = open_store(f"redis://crawler:s3cret@127.0.0.1:{port}/0")
+    assert store.uri == f"redis://crawler:***@127.0.0.1:{port}/0"
+    assert open_store(f"redis://:s3cret@127.0.0.1:{port}/0").uri.startswith("redis://:***@")
+    with pytest.raises(StoreUnavailableError) as raised:
+        store.load("s")
+    dec = Declutter("density", store=store, flush_every=1)
+    with caplog.at_level(logging.WARNING):
+        dec.extract("<p>" + "Some words of a story. " * 10 + "</p>", "https://example.org/1")
+    assert "unavailable" in caplog.text
+    assert "s3cret" not in str(raised.value) + caplog.text

@@ -6,7 +6,7 @@ import pytest
 
 from scrapy_declutter import extract
 from scrapy_declutter.blocks import BOILERPLATE, CONTENT
-from scrapy_declutter.evaluation.metric import word_prf
+from scrapy_declutter.lab.metric import word_prf
 from scrapy_declutter.page import Page
 from scrapy_declutter.registry import build_extractor
 from scrapy_declutter.steps.tree import DEFAULT_DEPTH, TreeFilter, group_key

@@ -10,7 +10,7 @@ ADDONS = {"scrapy_declutter.Addon": 500}
 # Every DECLUTTER_* setting has a working default; these show the common ones.
 DECLUTTER_EXTRACTOR = "default"
 DECLUTTER_TEXT_FIELD = "clean_text"
-DECLUTTER_BLOCKS_FIELD = "blocks"  # set to None for CSV feeds
+# DECLUTTER_BLOCKS_FIELD = "blocks"  # every block with its label: about 4x the text's size
 # DECLUTTER_STORE defaults to sqlite:///<this project>/.scrapy/declutter.sqlite3,
 # so a second crawl starts with what the first one learned about each site.
 

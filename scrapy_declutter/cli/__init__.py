@@ -1,9 +1,15 @@
 """The ``scrapy-declutter`` command line.
 
 Each subcommand lives in its own module with ``register(subparsers)``, which
-adds its parser and sets ``func``; ``COMMANDS`` lists them in help order.
-Modules are imported only to build the parser, and heavy imports stay inside
-the ``func`` bodies so ``--help`` is instant.
+adds its parser and sets ``func``; ``COMMANDS`` lists those modules by dotted
+path, in help order. Modules are imported only to build the parser, and heavy
+imports stay inside the ``func`` bodies so ``--help`` is instant.
+
+The runtime commands (``extract``, ``inspect``, ``train``, ``sites``) live
+here; the development commands (evaluate, train models, fuzz, regress...) live
+in ``scrapy_declutter.lab.commands``. They are named here by string and loaded
+with ``import_module``, so the command line offers them while no runtime
+module imports the lab (the architecture tests check that direction).
 """
 
 from __future__ import annotations
@@ -16,7 +22,20 @@ from typing import Sequence
 
 from ..errors import DeclutterError
 
-COMMANDS = ["extract", "evaluate", "inspect", "train", "sites", "train-dragnet", "train-model", "fuzz", "adversarial"]
+_LAB = "scrapy_declutter.lab.commands"
+#: The command modules, in help order; each module's ``register`` names its command.
+COMMANDS = [
+    f"{__name__}.extract",
+    f"{_LAB}.evaluate",
+    f"{__name__}.inspect",
+    f"{__name__}.train",
+    f"{__name__}.sites",
+    f"{_LAB}.train_dragnet",
+    f"{_LAB}.train_model",
+    f"{_LAB}.fuzz",
+    f"{_LAB}.adversarial",
+    f"{_LAB}.regress",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,8 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log at DEBUG level")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
-        import_module(f"{__name__}.{name.replace('-', '_')}").register(sub)
+    for module in COMMANDS:
+        import_module(module).register(sub)
     return parser
 
 

@@ -2,15 +2,20 @@
 
 Rules, the same for dicts, ``scrapy.Item``, dataclasses and attrs classes:
 
+- Every configured field is present on every item a callback yields: the
+  Result's value, or ``None`` when the response was not analysed (non-HTML,
+  an error status, skipped, or its analysis failed). A feed whose columns
+  come from its first item (Scrapy's CSV exporter) keeps them all.
 - A field the spider already filled (present and not ``None``) is never
   overwritten.
 - A field the item's class does not declare (a ``scrapy.Item`` without
   ``clean_text = scrapy.Field()``, a dataclass without that attribute) cannot be
-  set: it is skipped, counted in ``declutter/fields_skipped``, and a warning
-  naming the class and the field is logged once per crawl.
+  set: it is skipped; when there was a value to write it is counted in
+  ``declutter/fields_skipped`` and a warning naming the class and the field is
+  logged once per crawl (a class that does not declare the field never asked
+  for it, so a ``None`` is left out silently).
 - A Result with no blocks (the page could not be analysed: its ``reason``
-  says why) writes an empty text and no block labels; a best-effort Result
-  (e.g. a page nested too deep, re-read flat) writes both.
+  says why) writes an empty text and an empty block list.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
+from .settings import FIELD_KINDS
+
 if TYPE_CHECKING:
     from ..result import Result
     from .settings import DeclutterOptions
@@ -27,16 +34,13 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-def field_values(result: Result, options: DeclutterOptions) -> dict[str, Any]:
-    """The item fields a Result fills, in plain JSON types."""
-    values: dict[str, Any] = {}
-    if options.text_field:
-        values[options.text_field] = result.text
-    if options.blocks_field and result.blocks:
-        values[options.blocks_field] = result.labels()
-    if options.title_field and result.title:
-        values[options.title_field] = result.title
-    return values
+def field_values(result: Result | None, options: DeclutterOptions) -> dict[str, Any]:
+    """Item field -> value for every configured field; all ``None`` without a Result."""
+    return {
+        getattr(options, kind): (value(result) if result is not None else None)
+        for kind, value in FIELD_KINDS.items()
+        if getattr(options, kind)
+    }
 
 
 class FieldWriter:
@@ -47,7 +51,7 @@ class FieldWriter:
         self._warned: set[tuple[type, str]] = set()
 
     def write(self, item: Any, values: dict[str, Any]) -> int:
-        """Set each value the item lacks; return how many fields were written."""
+        """Set each field the item lacks; return how many non-None values were written."""
         adapter = ItemAdapter(item)
         declared = ItemAdapter.get_field_names_from_class(type(item))
         written = 0
@@ -55,14 +59,16 @@ class FieldWriter:
             if adapter.get(name) is not None:
                 continue  # the spider's own value wins
             if declared is not None and name not in declared:
-                self._skip(type(item), name)
+                if value is not None:
+                    self._skip(type(item), name)
                 continue
             try:
                 adapter[name] = value
             except KeyError:  # an adapter that refuses the key despite declaring it
-                self._skip(type(item), name)
+                if value is not None:
+                    self._skip(type(item), name)
                 continue
-            written += 1
+            written += value is not None
         return written
 
     def _skip(self, cls: type, name: str) -> None:

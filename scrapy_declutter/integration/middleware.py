@@ -4,9 +4,11 @@ It runs in ``process_response`` below RetryMiddleware (550) and
 HttpCompressionMiddleware (590), so it sees only final, decompressed
 responses. The analysis reuses ``response.selector`` (the tree Scrapy parses
 for the spider anyway), runs on a worker thread so the reactor keeps serving
-other downloads, feeds site learning, and leaves the Result in
-``response.meta["declutter_result"]`` for the spider callback. The spider
-middleware then copies it onto the items the callback yields.
+other downloads, feeds site learning, and leaves a ``handoff.PageOutput``
+(the Result and the item field values) for the spider callback, which reads
+it with ``result_for(response)``; the spider middleware copies the fields
+onto the items the callback yields. A response it leaves alone gets a
+PageOutput too, with every field None, so that its items keep the columns.
 """
 
 from __future__ import annotations
@@ -17,20 +19,17 @@ from scrapy.http import HtmlResponse
 from scrapy.http.request import NO_CALLBACK
 
 from ..report.files import ReportSampler
-from .settings import (
-    FIELDS_META_KEY,
-    META_KEY,
-    RESPONSE_FLAG,
-    RESULT_META_KEY,
-    DeclutterOptions,
-    SettingsError,
-)
+from . import handoff
+from .handoff import PageOutput
+from .settings import META_KEY, RESPONSE_FLAG, DeclutterOptions, SettingsError
 from .state import CrawlComponent, CrawlState
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
+
+    from ..result import Result
 
 
 def request_options(state: CrawlState, request: Request) -> DeclutterOptions | None:
@@ -45,7 +44,6 @@ def request_options(state: CrawlState, request: Request) -> DeclutterOptions | N
     if meta is False:
         return None
     if not isinstance(meta, dict):
-        meta = {}
         state.stats.inc_value("declutter/errors/bad_meta")
         state.log.error(
             "meta[%r] must be True, False or a dict, not %r (%s)",
@@ -63,7 +61,7 @@ def request_options(state: CrawlState, request: Request) -> DeclutterOptions | N
 
 
 class DeclutterMiddleware(CrawlComponent):
-    """Downloader middleware: ``response.meta["declutter_result"]`` gets each HTML page's Result.
+    """Downloader middleware: each HTML page's Result, for its callback and items.
 
     Passes through untouched: non-HTML responses, non-2xx responses, empty
     bodies, requests with ``callback=NO_CALLBACK`` (robots.txt, media
@@ -75,8 +73,10 @@ class DeclutterMiddleware(CrawlComponent):
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
+        options = self.state.options
         # DECLUTTER_INSPECT_DIR / DECLUTTER_INSPECT_SAMPLE: HTML reports of a sample of pages.
-        self.inspector = ReportSampler.from_settings(crawler.settings)
+        self.inspector = (ReportSampler(options.inspect_dir, options.inspect_sample)
+                          if options.inspect_dir else None)
 
     def skip_reason(self, request: Request, response: Response, options: DeclutterOptions) -> str:
         """Why this response is left alone, or "" when it should be analysed."""
@@ -93,22 +93,19 @@ class DeclutterMiddleware(CrawlComponent):
     async def process_response(self, request: Request, response: Response) -> Response:
         state = self.state
         options = request_options(state, request)
-        if options is None:
-            state.skip("meta")
-            return response
-        reason = self.skip_reason(request, response, options)
+        reason = "meta" if options is None else self.skip_reason(request, response, options)
         if reason:
             state.skip(reason)
-            return response
-        analysis = await state.analyse(response.url, options, self._analyse, response)
-        if analysis is not None:
-            request.meta[RESULT_META_KEY] = analysis.result
-            request.meta[FIELDS_META_KEY] = analysis.fields
-            if RESPONSE_FLAG not in response.flags:
+            output = PageOutput.unanalysed(options or state.options)
+        else:
+            output = await state.analyse(response.url, options, self._analyse, response)
+            if output.result is not None and RESPONSE_FLAG not in response.flags:
                 response.flags.append(RESPONSE_FLAG)
+        if request.callback is not NO_CALLBACK:  # else no callback would ever read it
+            handoff.put(request, output)
         return response
 
-    def _analyse(self, response: HtmlResponse, options: DeclutterOptions) -> Any:
+    def _analyse(self, response: HtmlResponse, options: DeclutterOptions) -> Result:
         # Parsing happens here, on the worker thread, and Scrapy caches the
         # tree on the response, so the spider's own selectors reuse it.
         content_type = response.headers.get(b"Content-Type")
@@ -124,7 +121,7 @@ class DeclutterMiddleware(CrawlComponent):
             self._save_report(result)
         return result
 
-    def _save_report(self, result: Any) -> None:
+    def _save_report(self, result: Result) -> None:
         """Save the page's inspection report if sampled; a disk error only warns."""
         try:
             if self.inspector.save(result) is not None:

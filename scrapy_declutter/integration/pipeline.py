@@ -5,8 +5,8 @@ which can see the response. This pipeline handles what only the item knows: an
 item whose ``DECLUTTER_HTML_FIELD`` holds raw HTML (an API payload, a page
 rendered elsewhere, an item built in ``start()``) is analysed from that HTML,
 with the URL from ``DECLUTTER_URL_FIELD`` as its site key, and gets the same
-fields. It never drops an item: when the analysis fails the item goes on
-without the clean fields.
+fields. It never drops an item: when the analysis fails or is skipped the
+item goes on with those fields None.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 
 from itemadapter import ItemAdapter
 
+from .handoff import PageOutput
 from .items import has_value
 from .state import CrawlComponent
 
@@ -32,11 +33,12 @@ class DeclutterPipeline(CrawlComponent):
         url = adapter.get(options.url_field) if options.url_field else None
         if not isinstance(html, (str, bytes)):
             state.skip("html_field_type")
-            return item
-        url = url if isinstance(url, str) else None
-        analysis = await state.analyse(url, options, state.analyser.analyse_html, html, url)
-        if analysis is not None:
-            state.stats.inc_value("declutter/html_items")
-            if state.writer.write(item, analysis.fields):
-                state.stats.inc_value("declutter/items")
+            output = PageOutput.unanalysed(options)
+        else:  # one over DECLUTTER_MAX_SIZE is the core's to refuse (declutter/rejected/too_large)
+            url = url if isinstance(url, str) else None
+            output = await state.analyse(url, options, state.analyser.analyse_html, html, url)
+            if output.result is not None:
+                state.stats.inc_value("declutter/html_items")
+        if state.writer.write(item, output.fields):
+            state.stats.inc_value("declutter/items")
         return item

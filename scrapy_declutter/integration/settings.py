@@ -1,184 +1,228 @@
-"""Every ``DECLUTTER_*`` setting, its default, and how one crawl's options are read.
+"""Every ``DECLUTTER_*`` setting: its default, how its value is read, and where it may be given.
 
-One source of defaults, like Scrapy's ``default_settings.py``: the components,
-the add-on and the README table all read ``DEFAULTS``. Options are read once per
-crawler with Scrapy's typed getters (so ``-s DECLUTTER_SITE_LEARNING=false``
-works), then a spider argument or attribute named ``declutter_<name>``
-(``-a declutter_extractor=density``) overrides the setting, and a request's
-``meta["declutter"]`` dict overrides both for that request only.
+``DeclutterOptions`` is the one table. Each field is one setting
+(``text_field`` is ``DECLUTTER_TEXT_FIELD``): its default, the converter that
+turns a value into the field's type, and whether a request's
+``meta["declutter"]`` may override it. Everything else derives from the
+fields: ``DEFAULTS``, ``SETTINGS``, ``REQUEST_OPTIONS``, the spider arguments
+(``-a declutter_extractor=density``) and the meta keys, so a default is
+written once and a value is converted the same way wherever it comes from.
+Values from the command line arrive as strings (``-s DECLUTTER_THREADS=false``),
+from ``settings.py`` or meta as Python values: every converter takes both.
+
+Options are read once per crawler, when its components are built, and every
+value is checked then: ``DeclutterOptions.from_crawler`` raises one
+``SettingsError`` listing every problem (a bad value, with what the setting
+accepts; an unknown ``DECLUTTER_*`` name, with the valid ones), which
+``state.CrawlState`` turns into one error at spider start.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import logging
-from collections.abc import Mapping
-from dataclasses import dataclass
+import difflib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SettingsError
 from ..limits import MAX_BYTES
+from ..report.files import DEFAULT_INSPECT_SAMPLE
+from ..result import Result
+from .converters import boolean, css_or_xpath, extractor_name, optional_text, rate, size
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
-logger = logging.getLogger(__name__)
-
-#: Bodies larger than this many bytes pass through unanalysed (``declutter/rejected/too_large``):
+#: Bodies larger than this many bytes pass through unparsed (``declutter/rejected/too_large``):
 #: the core's one size cap (``limits.MAX_BYTES``), which this setting moves.
 DEFAULT_MAX_SIZE = MAX_BYTES
 #: Name of the SQLite file the default store keeps in the project's ``.scrapy`` data dir.
 DEFAULT_STORE_FILE = "declutter.sqlite3"
-
-#: Setting name -> default. The enabling flag first, as in Scrapy's default_settings.py.
-DEFAULTS: dict[str, Any] = {
-    "DECLUTTER_ENABLED": True,
-    "DECLUTTER_EXTRACTOR": "default",
-    "DECLUTTER_SITE_LEARNING": True,
-    "DECLUTTER_STORE": None,  # None: sqlite:///<project data dir>/declutter.sqlite3
-    "DECLUTTER_TEXT_FIELD": "clean_text",
-    "DECLUTTER_BLOCKS_FIELD": "blocks",
-    "DECLUTTER_TITLE_FIELD": None,
-    "DECLUTTER_HTML_FIELD": None,
-    "DECLUTTER_URL_FIELD": "url",
-    "DECLUTTER_CONTENT_SELECTOR": None,
-    "DECLUTTER_SITE_KEY": None,
-    "DECLUTTER_MAX_SIZE": DEFAULT_MAX_SIZE,
-    "DECLUTTER_THREADS": True,
+#: Option naming an item field -> what a Result puts in it, in plain JSON types
+#: (``items`` writes them). A new kind of field is one entry here and its
+#: ``*_field`` option below. Here, not in ``items``, so that settings need not
+#: import the module that reads the options (an import cycle).
+FIELD_KINDS: dict[str, Callable[[Result], Any]] = {
+    "text_field": lambda result: result.text,
+    "blocks_field": Result.labels,
+    "title_field": lambda result: result.title,
 }
 
+PREFIX = "DECLUTTER_"
 #: Request meta key: ``False`` skips the request, a dict overrides options for it.
 META_KEY = "declutter"
-#: Request/response meta key where spider callbacks find the page's Result.
-RESULT_META_KEY = "declutter_result"
-#: Internal meta key: the item field values, computed on the worker thread.
-FIELDS_META_KEY = "_declutter_fields"
+#: Spider arguments and attributes named ``declutter_<option>`` override the settings.
+SPIDER_ARGUMENT_PREFIX = "declutter_"
 #: Response flag added to every analysed response (like "zyte-api", "playwright").
 RESPONSE_FLAG = "declutter"
 
-_BOOL = {"DECLUTTER_ENABLED", "DECLUTTER_SITE_LEARNING", "DECLUTTER_THREADS"}
-_INT = {"DECLUTTER_MAX_SIZE"}
-_NULLS = {"", "none", "null"}
+
+@dataclass(frozen=True)
+class Setting:
+    """How one option is read, and whether ``meta["declutter"]`` may set it for one request."""
+
+    convert: Callable[[Any], Any]
+    per_request: bool
 
 
-def _option(setting: str) -> str:
-    """``DECLUTTER_TEXT_FIELD`` -> ``text_field``: the name used in meta and spider arguments."""
-    return setting.removeprefix("DECLUTTER_").lower()
-
-
-#: Options a request's ``meta["declutter"]`` dict may override.
-REQUEST_OPTIONS = frozenset(
-    _option(s)
-    for s in DEFAULTS
-    if s not in {"DECLUTTER_ENABLED", "DECLUTTER_STORE", "DECLUTTER_THREADS"}
-)
-
-
-def _text(value: Any) -> str | None:
-    """A field name or selector; ``None``, ``""`` and ``"none"`` all mean "off"."""
-    if value is None:
-        return None
-    value = str(value).strip()
-    return None if value.lower() in _NULLS else value
+def option(default: Any, convert: Callable[[Any], Any], *, per_request: bool = True) -> Any:
+    """One row of the table: a dataclass field carrying its converter."""
+    return field(default=default, metadata={"setting": Setting(convert, per_request)})
 
 
 @dataclass(frozen=True)
 class DeclutterOptions:
-    """What one crawl (or one request, after meta overrides) asks of the plugin."""
+    """What one crawl (or one request, after meta overrides) asks of the plugin.
 
-    enabled: bool = True
-    extractor: str = "default"
-    site_learning: bool = True
-    store: str | None = None
-    text_field: str | None = "clean_text"
-    blocks_field: str | None = "blocks"
-    title_field: str | None = None
-    html_field: str | None = None
-    url_field: str | None = "url"
-    content_selector: str | None = None
-    site_key: str | None = None
-    max_size: int = DEFAULT_MAX_SIZE
-    threads: bool = True
+    ``blocks_field`` is off by default: a block list is about four times the
+    size of the clean text (every block's text, tag, xpath and scores), so
+    items, feeds and Scrapy's DEBUG log of every scraped item would be mostly
+    labels. A compact form would not help: labels without the block's text
+    and position say nothing, and with them it is larger than the text. The
+    inspection report (``inspect_dir``) is the tool for looking at
+    decisions; ask for the list with ``DECLUTTER_BLOCKS_FIELD = "blocks"``.
+    """
+
+    enabled: bool = option(True, boolean, per_request=False)
+    extractor: str = option("default", extractor_name)
+    site_learning: bool = option(True, boolean)
+    store: str | None = option(None, optional_text, per_request=False)
+    text_field: str | None = option("clean_text", optional_text)
+    blocks_field: str | None = option(None, optional_text)
+    title_field: str | None = option(None, optional_text)
+    # Read by the pipeline, which sees items, not requests: per crawl only.
+    html_field: str | None = option(None, optional_text, per_request=False)
+    url_field: str | None = option("url", optional_text, per_request=False)
+    content_selector: str | None = option(None, css_or_xpath)
+    site_key: str | None = option(None, optional_text)
+    max_size: int = option(DEFAULT_MAX_SIZE, size)
+    threads: bool = option(True, boolean, per_request=False)
+    inspect_dir: str | None = option(None, optional_text, per_request=False)
+    inspect_sample: float = option(DEFAULT_INSPECT_SAMPLE, rate, per_request=False)
 
     @classmethod
-    def from_settings(cls, settings: BaseSettings) -> DeclutterOptions:
-        """Read every DECLUTTER_* value with the typed getter its type needs."""
-        values: dict[str, Any] = {}
-        for name, default in DEFAULTS.items():
-            try:
-                if name in _BOOL:
-                    value: Any = settings.getbool(name, default)
-                elif name in _INT:
-                    value = settings.getint(name, default)
-                elif name == "DECLUTTER_EXTRACTOR":
-                    value = _text(settings.get(name, default)) or "default"
-                else:
-                    value = _text(settings.get(name, default))
-            except ValueError as e:
-                raise SettingsError(f"{name}={settings.get(name)!r}: {e}") from e
-            values[_option(name)] = value
-        return cls(**values)
+    def from_settings(
+        cls, settings: BaseSettings, overrides: Mapping[str, Any] | None = None
+    ) -> DeclutterOptions:
+        """Every option from the settings, spider ``overrides`` (by option name) on top, all checked.
+
+        Raises one SettingsError that lists every bad value and every unknown
+        ``DECLUTTER_*`` name.
+        """
+        overrides = overrides or {}
+        raw = {name: settings[setting_name(name)] for name in OPTIONS
+               if setting_name(name) in settings}
+        raw.update(overrides)
+        problems = [_unknown(key, SETTINGS) for key in settings
+                    if isinstance(key, str) and key.startswith(PREFIX) and key not in SETTINGS]
+        return cls._converted(raw, problems, describe=lambda name: (
+            SPIDER_ARGUMENT_PREFIX + name if name in overrides else setting_name(name)))
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> DeclutterOptions:
-        """Settings, then ``declutter_<option>`` spider arguments/attributes on top."""
-        settings = crawler.settings
+        """Settings, then ``declutter_<option>`` spider arguments or attributes on top."""
         spider = getattr(crawler, "spider", None)
-        overrides = {}
-        if spider is not None:
-            for name in DEFAULTS:
-                attr = f"declutter_{_option(name)}"
-                if hasattr(spider, attr):
-                    overrides[name] = getattr(spider, attr)
-        if overrides:
-            settings = settings.copy()
-            settings.frozen = False  # a private copy of the crawler's frozen settings
-            settings.setdict(overrides, priority="cmdline")
-        return cls.from_settings(settings)
+        overrides: dict[str, Any] = {}
+        problems: list[str] = []
+        for attr in dir(spider) if spider is not None else ():
+            if not attr.startswith(SPIDER_ARGUMENT_PREFIX):
+                continue
+            name = attr.removeprefix(SPIDER_ARGUMENT_PREFIX)
+            if name in OPTIONS:
+                overrides[name] = getattr(spider, attr)
+            else:
+                problems.append(_unknown(attr, [SPIDER_ARGUMENT_PREFIX + o for o in OPTIONS],
+                                         what="spider argument"))
+        try:
+            options = cls.from_settings(crawler.settings, overrides)
+        except SettingsError as e:
+            problems.extend(e.args)
+        if problems:
+            raise SettingsError(*problems)
+        return options
 
     def override(self, changes: Mapping[str, Any]) -> DeclutterOptions:
         """These options with a request's ``meta["declutter"]`` dict applied.
 
         Keys are option names (``extractor``, ``text_field``...) or their
-        ``DECLUTTER_*`` setting names; unknown keys raise SettingsError.
+        ``DECLUTTER_*`` setting names; a key that is unknown or not settable
+        per request, or a bad value, raises SettingsError.
         """
         if not changes:
             return self
-        clean: dict[str, Any] = {}
-        for key, value in changes.items():
-            option = _option(str(key)) if str(key).isupper() else str(key)
-            if option not in REQUEST_OPTIONS:
-                raise SettingsError(
-                    f"meta[{META_KEY!r}] has unknown key {key!r}; "
-                    f"valid keys: {', '.join(sorted(REQUEST_OPTIONS))}"
-                )
-            if option == "site_learning":
-                value = _bool(value)
-            elif option == "max_size":
-                value = int(value)
-            elif option == "extractor":
-                value = _text(value) or "default"
+        raw: dict[str, Any] = {}
+        problems: list[str] = []
+        for key in changes:
+            name = str(key).removeprefix(PREFIX).lower() if str(key).isupper() else str(key)
+            if name in REQUEST_OPTIONS:
+                raw[name] = changes[key]
             else:
-                value = _text(value)
-            clean[option] = value
-        return dataclasses.replace(self, **clean)
+                problems.append(_unknown(key, sorted(REQUEST_OPTIONS), what=f"meta[{META_KEY!r}] key"))
+        return self._converted(raw, problems, base=self, describe=lambda n: n)
 
-    @property
-    def fields(self) -> tuple[str, ...]:
-        """The item fields this plugin writes, in order."""
-        return tuple(f for f in (self.text_field, self.blocks_field, self.title_field) if f)
+    @classmethod
+    def _converted(cls, raw: Mapping[str, Any], problems: list[str], *,
+                   describe: Callable[[str], str],
+                   base: DeclutterOptions | None = None) -> DeclutterOptions:
+        values: dict[str, Any] = {}
+        for name, value in raw.items():
+            try:
+                values[name] = OPTIONS[name].convert(value)
+            except ValueError as e:
+                problems.append(f"{describe(name)}={value!r} {e}")
+        if problems:
+            raise SettingsError(*problems)
+        if base is not None:
+            options = dataclasses.replace(base, **values)
+        else:
+            defaults = {name: OPTIONS[name].convert(DEFAULTS[setting_name(name)])
+                        for name in OPTIONS if name not in values}
+            options = cls(**defaults, **values)
+        clash = options.field_clash()
+        if clash:
+            raise SettingsError(clash)
+        return options
+
+    def field_clash(self) -> str:
+        """Why two outputs would land in one item field, or "" when they do not."""
+        seen: dict[str, str] = {}
+        for kind in FIELD_KINDS:
+            name = getattr(self, kind)
+            if name and name in seen:
+                return (f"{setting_name(seen[name])} and {setting_name(kind)} both name the "
+                        f"item field {name!r}; give each its own field")
+            if name:
+                seen[name] = kind
+        return ""
 
 
-def _bool(value: Any) -> bool:
-    if isinstance(value, str):
-        lowered = value.strip().lower()
-        if lowered in {"1", "true", "yes", "on"}:
-            return True
-        if lowered in {"0", "false", "no", "off", ""}:
-            return False
-        raise SettingsError(f"not a boolean: {value!r}")
-    return bool(value)
+
+def setting_name(option_name: str) -> str:
+    """``text_field`` -> ``DECLUTTER_TEXT_FIELD``."""
+    return PREFIX + option_name.upper()
+
+
+def _unknown(key: Any, valid: Iterable[str], *, what: str = "setting") -> str:
+    valid = list(valid)
+    close = difflib.get_close_matches(str(key), valid, n=1)
+    hint = f"; did you mean {close[0]}?" if close else "."
+    return f"{key} is not a scrapy_declutter {what}{hint} Valid: {', '.join(valid)}"
+
+
+#: Option name -> how it is read.
+OPTIONS: dict[str, Setting] = {
+    f.name: f.metadata["setting"] for f in dataclasses.fields(DeclutterOptions)
+}
+#: Setting name -> default, derived from the options: the enabling flag first, as in Scrapy.
+DEFAULTS: dict[str, Any] = {
+    setting_name(f.name): f.default for f in dataclasses.fields(DeclutterOptions)
+}
+#: Setting name -> how it is read; the names that are checked for typos.
+SETTINGS: dict[str, Setting] = {setting_name(name): s for name, s in OPTIONS.items()}
+#: Options a request's ``meta["declutter"]`` dict may override.
+REQUEST_OPTIONS = frozenset(name for name, s in OPTIONS.items() if s.per_request)
 
 
 def default_store_uri() -> str:

@@ -2,10 +2,13 @@
 
 An item pipeline only sees the item (``process_item(item)``), never the
 response it came from, so the clean text cannot be attached there. This spider
-middleware sees both: for every item a callback yields from an analysed
-response it writes the configured fields (never overwriting the spider's
-own). Items that carry raw HTML in ``DECLUTTER_HTML_FIELD`` are left to
-DeclutterPipeline, which analyses that HTML instead.
+middleware sees both: for every item a callback yields it writes the
+configured fields from that response's ``handoff.PageOutput`` (the Result's
+values, or None where the response was not analysed), never overwriting the
+spider's own. Once the callback's output is consumed, or the callback
+raised, the output is forgotten. Items that carry raw HTML in
+``DECLUTTER_HTML_FIELD`` are left to DeclutterPipeline, which analyses that
+HTML instead.
 """
 
 from __future__ import annotations
@@ -16,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 from itemadapter import is_item
 from scrapy import Request
 
-from .items import field_values, has_value
-from .middleware import request_options
-from .settings import FIELDS_META_KEY, RESULT_META_KEY
+from . import handoff
+from .handoff import PageOutput
+from .items import has_value
 from .state import CrawlComponent
 
 if TYPE_CHECKING:
@@ -26,27 +29,28 @@ if TYPE_CHECKING:
 
 
 class DeclutterSpiderMiddleware(CrawlComponent):
-    """Spider middleware: copies ``response.meta["declutter_result"]`` onto yielded items."""
+    """Spider middleware: writes each response's field values onto the items it yields."""
 
     async def process_spider_output(
         self, response: Response | None, result: AsyncIterator[Any]
     ) -> AsyncIterator[Any]:
+        state = self.state
+        # None (items from start()) or a response the downloader middleware never saw
+        # (another middleware answered it): the fields are there, empty.
+        output = handoff.get(response) or PageOutput.unanalysed(state.options)
         try:
-            found = response.meta.get(RESULT_META_KEY) if response is not None else None
-        except AttributeError:  # a response built without a request has no meta
-            found = None
-        if found is None:
             async for obj in result:
+                if (
+                    not isinstance(obj, Request)
+                    and is_item(obj)
+                    and not has_value(obj, state.options.html_field)  # the pipeline's job
+                    and state.writer.write(obj, output.fields)
+                ):
+                    state.stats.inc_value("declutter/items")
                 yield obj
-            return
-        options = request_options(self.state, response.request) or self.state.options
-        values = response.meta.get(FIELDS_META_KEY) or field_values(found, options)
-        async for obj in result:
-            if (
-                not isinstance(obj, Request)
-                and is_item(obj)
-                and not has_value(obj, options.html_field)  # the pipeline's job
-                and self.state.writer.write(obj, values)
-            ):
-                self.state.stats.inc_value("declutter/items")
-            yield obj
+        finally:
+            handoff.discard(response)
+
+    def process_spider_exception(self, response: Response, exception: Exception) -> None:
+        """The callback raised: its response's output is no longer needed."""
+        handoff.discard(response)

@@ -3,24 +3,36 @@
 The downloader middleware, the spider middleware and the pipeline are separate
 objects that Scrapy builds per crawler; they share one ``CrawlState`` (one
 store connection, one set of sites seen, one summary line at spider close).
+
+The state is also where a broken set-up is caught: the first component
+Scrapy builds reads and checks every option (``settings``), the store's
+scheme and backend, and that site learning imports. Any problem becomes one error
+logged when the spider opens, and the spider is closed before its first
+request with the finish reason ``declutter_setup_error``. Raising from
+``from_crawler`` instead would make Scrapy print a traceback under
+"Task exception was never retrieved"; closing at open is Scrapy's own way
+(2.18+) for a component that cannot start.
 """
 
 from __future__ import annotations
 
 import logging
+import textwrap
 import time
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from scrapy import signals
-from scrapy.exceptions import NotConfigured
+from scrapy import signals, version_info
+from scrapy.exceptions import CloseSpider, NotConfigured
 from scrapy.utils.asyncio import run_in_thread
 
-from ..registry import build_extractor
+from ..errors import DeclutterError
 from .analyser import Analyser
+from .handoff import PageOutput
 from .items import FieldWriter, field_values
-from .settings import DeclutterOptions, default_store_uri
+from .settings import DeclutterOptions, SettingsError, boolean, default_store_uri
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -30,26 +42,26 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-class Analysis(NamedTuple):
-    """One page's Result and the item field values made from it."""
+#: Finish reason of a crawl stopped at start by a broken set-up.
+SETUP_ERROR = "declutter_setup_error"
+#: Scrapy 2.18 lets a component close the spider while it opens; before, only raising stops it.
+_CLOSES_AT_OPEN = version_info >= (2, 18)
 
-    result: Result
-    fields: dict[str, Any]
 
+def _timed(
+    func: Callable[..., Result], options: DeclutterOptions, *args: Any
+) -> tuple[PageOutput, float]:
+    """Call ``func``, build the item field values, and measure the calling thread's CPU time.
 
-def _timed(func: Callable[..., Result], *args: Any) -> tuple[Analysis, float]:
-    """Call ``func`` (its last argument: the options), build the field values, and
-    measure the CPU time of the calling thread.
-
-    The field values are built here, on the worker thread, off the reactor: on a
-    page of thousands of blocks that takes milliseconds. CPU time, not wall
-    time: with many pages analysed on concurrent threads, wall time would
-    count the waits for the GIL and the analyser's lock.
+    CPU time, not wall time: with many pages analysed on concurrent threads,
+    wall time would count the waits for the GIL and the analyser's lock. The
+    field values (a dict per block when blocks are asked for) are built here,
+    off the reactor: on a page of thousands of blocks that takes milliseconds.
     """
     start = time.thread_time()
-    result = func(*args)
-    analysis = Analysis(result, field_values(result, args[-1]))
-    return analysis, time.thread_time() - start
+    result = func(*args, options)
+    output = PageOutput(result, field_values(result, options))
+    return output, time.thread_time() - start
 
 
 _STATES: weakref.WeakKeyDictionary[Crawler, CrawlState] = weakref.WeakKeyDictionary()
@@ -60,16 +72,61 @@ class CrawlState:
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
-        self.options = DeclutterOptions.from_crawler(crawler)
-        build_extractor(self.options.extractor)  # an unknown name fails at start-up, not per page
-        store = self.options.store
-        if store is None and self.options.site_learning:
-            store = default_store_uri()
-        self.analyser = Analyser(store)
         self.stats = crawler.stats
         self.writer = FieldWriter(self.stats)
         self.sites: set[str] = set()
-        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+        #: Why the plugin cannot run (every problem, one per line); "" when it can.
+        self.setup_error = ""
+        try:
+            self.options = DeclutterOptions.from_crawler(crawler)
+            store = self._checked_store(self.options)
+        except SettingsError as e:
+            self.options, store, self.setup_error = DeclutterOptions(), None, str(e)
+        self.analyser = Analyser(store)
+        if self.setup_error:
+            if not _CLOSES_AT_OPEN:
+                raise SettingsError(self.setup_error)
+            crawler.signals.connect(self.refuse_to_start, signal=signals.spider_opened)
+        else:
+            crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+
+    @staticmethod
+    def _checked_store(options: DeclutterOptions) -> str | None:
+        """The store URI to use, with its scheme and backend checked; SettingsError if wrong.
+
+        An unknown scheme or a backend whose package is missing (``redis``)
+        stops the crawl. What can go wrong later is not a set-up error and
+        is not probed here: a Redis server that is down (site learning waits
+        for it), a SQLite path that cannot be opened (the crawl goes on
+        without site learning, with one warning) or a corrupt SQLite file
+        (set aside and replaced).
+        """
+        store = options.store
+        if store is None and options.site_learning:
+            store = default_store_uri()
+        try:
+            from ..sitelearning import open_store  # NumPy and the n-gram models
+        except ImportError as e:
+            raise SettingsError(f"site learning cannot be loaded: {type(e).__name__}: {e}; "
+                                "reinstall scrapy-declutter with its dependencies") from None
+        if store is not None and not store.lower().startswith("sqlite:"):
+            try:
+                open_store(store).close()  # memory: or a Redis client, which connects lazily
+            except (DeclutterError, OSError) as e:
+                raise SettingsError(f"DECLUTTER_STORE={store!r} cannot be opened: {e}") from None
+        if options.inspect_dir:
+            try:
+                Path(options.inspect_dir).mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise SettingsError(f"DECLUTTER_INSPECT_DIR={options.inspect_dir!r} cannot be "
+                                    f"created: {e}") from None
+        return store
+
+    def refuse_to_start(self, spider: Any) -> None:
+        """spider_opened: log the set-up problems once and close the spider before it crawls."""
+        self.log.error("scrapy_declutter cannot start, so the spider is closed:\n%s",
+                       textwrap.indent(self.setup_error, "  "))
+        raise CloseSpider(SETUP_ERROR)
 
     @classmethod
     def of(cls, crawler: Crawler) -> CrawlState:
@@ -85,25 +142,25 @@ class CrawlState:
 
     async def analyse(
         self, url: str | None, options: DeclutterOptions, func: Callable[..., Result], *args: Any
-    ) -> Analysis | None:
-        """Run one extraction (on a thread unless DECLUTTER_THREADS is off).
+    ) -> PageOutput:
+        """Run one extraction, ``func(*args, options)``, on a thread unless DECLUTTER_THREADS is off.
 
         Any exception is caught here: it is logged with the URL, counted in
-        ``declutter/errors``, and None is returned so the item goes out
-        without the clean fields.
+        ``declutter/errors``, and the output has no Result and None fields, so
+        the items go out with empty clean fields.
         """
         try:
             if options.threads:
-                analysis, seconds = await run_in_thread(_timed, func, *args, options)
+                output, seconds = await run_in_thread(_timed, func, options, *args)
             else:
-                analysis, seconds = _timed(func, *args, options)
+                output, seconds = _timed(func, options, *args)
         except Exception as e:  # one bad page must never stop a crawl or lose its items
             self.stats.inc_value("declutter/errors")
             self.stats.inc_value(f"declutter/errors/{type(e).__name__}")
             self.log.exception("scrapy_declutter could not analyse %s", url)
-            return None
-        self.record(analysis.result, seconds)
-        return analysis
+            return PageOutput.unanalysed(options)
+        self.record(output.result, seconds)
+        return output
 
     def record(self, result: Result, seconds: float) -> None:
         stats = self.stats
@@ -164,6 +221,10 @@ class CrawlComponent:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Any:
-        if not crawler.settings.getbool("DECLUTTER_ENABLED", True):
+        try:
+            enabled = boolean(crawler.settings.get("DECLUTTER_ENABLED", True))
+        except ValueError:
+            enabled = True  # a bad value: CrawlState reports it and stops the spider
+        if not enabled:
             raise NotConfigured("DECLUTTER_ENABLED is False")
         return cls(crawler)

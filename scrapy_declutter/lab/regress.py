@@ -9,6 +9,9 @@ precision chain ``boilerpipe-article+tree``, and two site-learning runs
 (``site:NAME``: ``Declutter`` over a memory store, pages in file order).
 
 The file is gzip'd JSON lines, one line per (system, page): data, never pickle.
+``scrapy-declutter regress save|compare`` runs this from the command line;
+the format must stay readable by earlier saved runs (a baseline is only
+useful if a later version can compare against it).
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ import hashlib
 import json
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Collection, Iterable, Iterator
 
-from ..evaluation.dataset import Sample, load_dataset
+from .dataset import Sample, load_dataset
 
 #: Compositions checked beside the registered names: the seed's pipeline and the precision mode.
 COMPOSED = ("default", "density+ngram", "boilerpipe-article+tree")
@@ -93,10 +96,19 @@ def read_run(path: str | Path) -> Iterator[dict]:
             yield json.loads(line)
 
 
-def compare_runs(old: str | Path, new: str | Path) -> dict[str, dict[str, int]]:
-    """Per system: pages compared, pages whose text, labels or scores differ, pages missing."""
-    before = {(r["system"], r["page"]): r for r in read_run(old)}
-    after = {(r["system"], r["page"]): r for r in read_run(new)}
+def compare_runs(old: str | Path, new: str | Path, *, pages: Collection[str] | None = None,
+                 names: Collection[str] | None = None) -> dict[str, dict[str, int]]:
+    """Per system: pages compared, pages whose text, labels or scores differ, pages missing.
+
+    ``pages`` and ``names`` restrict the comparison to those page ids and
+    systems (a run over the first N pages, or over some systems, against a
+    full saved run); a record of them that only one run has counts as missing.
+    """
+    def wanted(r: dict) -> bool:
+        return (pages is None or r["page"] in pages) and (names is None or r["system"] in names)
+
+    before = {(r["system"], r["page"]): r for r in read_run(old) if wanted(r)}
+    after = {(r["system"], r["page"]): r for r in read_run(new) if wanted(r)}
     table: dict[str, dict[str, int]] = {}
     for key in sorted(before.keys() | after.keys()):
         row = table.setdefault(key[0], {"pages": 0, "text": 0, "labels": 0, "scores": 0,
@@ -111,6 +123,11 @@ def compare_runs(old: str | Path, new: str | Path) -> dict[str, dict[str, int]]:
     return table
 
 
+def differences(table: dict[str, dict[str, int]]) -> int:
+    """Pages that differ or are missing, over all systems: 0 means the runs agree."""
+    return sum(row[f] for row in table.values() for f in ("text", "labels", "scores", "missing"))
+
+
 def format_comparison(table: dict[str, dict[str, int]]) -> str:
     lines = [f"{'system':<28} {'pages':>6} {'text≠':>6} {'labels≠':>8} {'scores≠':>8} {'missing':>8}"]
     for system, row in table.items():
@@ -119,7 +136,7 @@ def format_comparison(table: dict[str, dict[str, int]]) -> str:
     return "\n".join(lines)
 
 
-if __name__ == "__main__":  # the baseline is taken before the lab has a CLI entry
+if __name__ == "__main__":  # how the first baseline was taken; ``scrapy-declutter regress`` now
     import sys
 
     folder, out = sys.argv[1], sys.argv[2]

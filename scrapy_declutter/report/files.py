@@ -13,7 +13,7 @@ import hashlib
 import re
 import zlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from ..errors import DeclutterError
@@ -77,27 +77,16 @@ def save_report(result: "Result", directory: str | Path, name: str | None = None
 class ReportSampler:
     """Saves the report of a sample of pages into one folder during a crawl.
 
-    Built once from ``DECLUTTER_INSPECT_DIR`` (the folder; unset means off) and
-    ``DECLUTTER_INSPECT_SAMPLE`` (a rate in 0..1); a bad rate fails at start-up.
+    The Scrapy middleware builds one from ``DECLUTTER_INSPECT_DIR`` (the
+    folder; unset means off) and ``DECLUTTER_INSPECT_SAMPLE`` (a rate in 0..1),
+    read and checked with the other settings in ``integration.settings``.
     """
 
     def __init__(self, directory: str | Path, rate: float = DEFAULT_INSPECT_SAMPLE) -> None:
         if not 0.0 <= rate <= 1.0:
-            raise DeclutterError(f"DECLUTTER_INSPECT_SAMPLE={rate!r}: must be a rate from 0 to 1")
+            raise DeclutterError(f"sample rate {rate!r}: must be a rate from 0 to 1")
         self.directory = Path(directory)
         self.rate = rate
-
-    @classmethod
-    def from_settings(cls, settings: Any) -> "ReportSampler | None":
-        """The sampler Scrapy settings ask for, or None when no folder is set."""
-        directory = settings.get("DECLUTTER_INSPECT_DIR")
-        if not directory:
-            return None
-        try:
-            rate = settings.getfloat("DECLUTTER_INSPECT_SAMPLE", DEFAULT_INSPECT_SAMPLE)
-        except ValueError as exc:
-            raise DeclutterError(f"DECLUTTER_INSPECT_SAMPLE: {exc}") from exc
-        return cls(directory, rate)
 
     def save(self, result: "Result") -> Path | None:
         """Write the report if the page is in the sample; return its path (None when not)."""

@@ -28,10 +28,10 @@ from ..api import result_of
 from ..errors import StoreUnavailableError
 from ..page import Page
 from ..registry import Extractor, build_extractor
-from ..result import Result
+from ..result import Result, SiteDecisions
 from .learner import SiteLearner
 from .model import SiteModel
-from .step import SiteStep
+from .step import SITE_LESSON, SITE_MODEL, SiteStep
 from .stores import SiteStore, open_store
 
 logger = logging.getLogger(__name__)
@@ -72,7 +72,7 @@ class Declutter:
         self.learn = learn
         self.flush_every = max(1, flush_every)
         self.retry_after = retry_after
-        # A chain with seed 000's n-gram filter (``density+ngram``) votes there, not in the site step.
+        # A chain with seed 000's n-gram filter (density+ngram) votes there, not in the site step.
         vote = not any(isinstance(s, SiteStep) and s.seed for s in chain.steps)
         self.learner = learner or SiteLearner(vote=vote)
         if site_learning:
@@ -96,12 +96,16 @@ class Declutter:
         if self.site_key is not None:
             page.site = self.site_key(page.url) or ""
         state = self._state(page.site) if self.site_learning and page.site else None
-        page.site_model = state.model if state is not None else None
+        page.put(SITE_MODEL, state.model if state is not None else None)
         self.chain.run(page)
-        result = result_of(page, self.extractor)  # before learning: the model as the page saw it
-        lesson = page.site_lesson
-        if (state is not None and lesson is not None and self.learn
-                and not state.model.seen_url(page.url)):
+        lesson = page.get(SITE_LESSON)
+        if state is None or lesson is None:
+            return result_of(page, self.extractor)
+        # Before learning: what the model was when it labelled the page.
+        decisions = SiteDecisions(state.model.pages, lesson.template, lesson.voted,
+                                  lesson.supervised)
+        result = result_of(page, self.extractor, site_learning=decisions)
+        if self.learn and not state.model.seen_url(page.url):
             self.learner.learn((state.model, state.delta), lesson, page.url)
             state.unsaved += 1
             if state.unsaved >= self.flush_every:

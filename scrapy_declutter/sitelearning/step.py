@@ -1,11 +1,11 @@
 """The site step: what a site taught, applied to one of its pages (the last step of a chain).
 
-``Declutter`` puts the site's model on the page (``page.site_model``) and
-ends its chain with a ``SiteStep``: the user's labels, the site's template
-and the per-site n-gram classifier relabel the blocks the generic steps
-labelled (the rules, in order of trust, are ``learner``'s), and what the page
-decided and teaches goes to ``page.site_lesson``, which ``Declutter`` learns
-once the chain has run. A page without a model (``extract()``, a store that
+``Declutter`` puts the site's model on the page (the slot ``SITE_MODEL``)
+and ends its chain with a ``SiteStep``: the user's labels, the site's
+template and the per-site n-gram classifier relabel the blocks the generic
+steps labelled (the rules, in order of trust, are ``learner``'s), and what
+the page decided and teaches goes to the slot ``SITE_LESSON``, which
+``Declutter`` learns once the chain has run. A page without a model (``extract()``, a store that
 is down) passes through unchanged.
 
 The same step in its seed form is seed 000's second filter, the extractor
@@ -21,13 +21,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..blocks import BOILERPLATE, CONTENT
+from ..page import Slot
 from ..steps import Step
-from .learner import SiteLearner
+from .learner import PageLesson, SiteLearner
+from .model import SiteModel
 from .ngram import KEEP, NGramClassifier
 from .supervision import marker_labels, selector_labels
 
 if TYPE_CHECKING:
     from ..page import Page
+
+#: The model of the page's site the site step applies (``Declutter`` puts it
+#: there before the chain runs); empty: no site learning for this page.
+SITE_MODEL: Slot[SiteModel] = Slot("site model")
+#: What the site step decided on the page and what the page teaches its site.
+SITE_LESSON: Slot[PageLesson] = Slot("site lesson")
 
 #: The seed form's name, on the blocks it labels and in the extractor registry.
 SEED = "ngram"
@@ -36,7 +44,7 @@ SEED_MIN_EXAMPLES = 1
 
 
 class SiteStep(Step):
-    """Label a page's blocks with its site's model (``page.site_model``).
+    """Label a page's blocks with its site's model (the page's ``SITE_MODEL``).
 
     ``learner`` holds the rules and their parameters; ``content_selector``
     (CSS or XPath) or ``markers`` (the seed's ``<!-- content -->`` comments)
@@ -55,13 +63,13 @@ class SiteStep(Step):
         self.name = SEED if seed else "site"
 
     def process(self, page: "Page") -> None:
-        model = page.site_model
+        model = page.get(SITE_MODEL)
         if model is None:
             return
         if self.seed:
             self._seed_vote(page, model.classifier)
         elif page.blocks:
-            page.site_lesson = self.learner.apply(page, model, self.supervision(page))
+            page.put(SITE_LESSON, self.learner.apply(page, model, self.supervision(page)))
 
     def __repr__(self) -> str:
         if self.seed:

@@ -4,9 +4,9 @@ A step is a small object with keyword-only parameters fixed in ``__init__``
 and one method, ``process(page)``, which labels the page's blocks in place
 (Boilerpipe's ``BoilerpipeFilter.process``, without its "changed" flag: a
 chain runs every step whatever the one before did). Per-page state lives on
-the Page, in typed fields (``page.boilerpipe``, ``page.site_model``), never
-on the step, so one chain can be shared by threads and by every page of a
-crawl.
+the Page, in typed slots (``page.get(slot)``: the Boilerpipe view, the site
+model), never on the step, so one chain can be shared by threads and by
+every page of a crawl.
 """
 
 from __future__ import annotations

@@ -38,8 +38,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Sequence
 
 from ..blocks import BOILERPLATE, CONTENT, HEADING_TAGS
-from ..features import stoplist
-from ..language import page_language
+from ..language import DEFAULT_LANGUAGE, declared_language, stoplist, stopword_counts
 from . import Step
 
 if TYPE_CHECKING:
@@ -193,24 +192,9 @@ def classify_context_sensitive(
     )
 
 
-def stopword_density(text: str, stops: frozenset[str]) -> float:
-    """Share of whitespace-separated words that are stop words, lower-cased, punctuation kept (jusText's count)."""
-    words = text.split()
-    if not words:
-        return 0.0
-    return sum(w.lower() in stops for w in words) / len(words)
-
-
 def link_density(block: "Block") -> float:
-    """Characters inside links over the block's characters (the seed's definition).
-
-    Uses ``Block.link_chars`` when segmentation provides it; otherwise the
-    share of words inside links, which approximates it.
-    """
-    link_chars = getattr(block, "link_chars", None)
-    if link_chars is not None:
-        return link_chars / block.text_chars if block.text_chars else 0.0
-    return block.link_density
+    """Characters inside links over the block's characters (the seed's definition)."""
+    return block.link_chars / block.text_chars if block.text_chars else 0.0
 
 
 def is_heading(block: "Block") -> bool:
@@ -256,15 +240,31 @@ class JusText(Step):
         self.language = language
         self.detect_language = detect_language
 
+    def stopword_densities(self, page: "Page") -> list[float]:
+        """Each block's share of words that are stop words as they stand (jusText's count).
+
+        The Page counted them in its language; only a step told to use another
+        stop list (``language``), or not to guess one (``detect_language=False``
+        on a page without ``<html lang>``), counts again, with that list.
+        """
+        blocks = page.blocks
+        language = self.language or None
+        if language is None and not self.detect_language and declared_language(page.root) is None:
+            language = DEFAULT_LANGUAGE
+        if language is None:
+            bare = [b.bare_stopwords for b in blocks]
+        else:
+            stops = stoplist(language)
+            bare = [stopword_counts(b.text, stops)[0] for b in blocks]
+        return [n / b.words if b.words else 0.0 for n, b in zip(bare, blocks)]
+
     def context_free(self, page: "Page") -> list[str]:
-        """Stage 1 over the page's blocks, with the page's stop list."""
-        language = self.language or page_language(page, detect=self.detect_language)
-        stops = stoplist(language)
+        """Stage 1 over the page's blocks, with the page's stop-word counts."""
         return [
             context_free_class(
                 b.text_chars,
                 link_density(b),
-                stopword_density(b.text, stops),
+                density,
                 has_link=b.link_words > 0,
                 copyright=any(mark in b.text for mark in COPYRIGHT_MARKS),
                 form_control=is_form_control(b),
@@ -274,7 +274,7 @@ class JusText(Step):
                 stopwords_high=self.stopwords_high,
                 max_link_density=self.max_link_density,
             )
-            for b in page.blocks
+            for b, density in zip(page.blocks, self.stopword_densities(page))
         ]
 
     def process(self, page: "Page") -> None:

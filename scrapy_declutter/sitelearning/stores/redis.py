@@ -11,6 +11,7 @@ is back.
 from __future__ import annotations
 
 import logging
+from urllib.parse import urlsplit, urlunsplit
 
 from ...errors import StoreError, StoreUnavailableError
 from ..model import SiteModel
@@ -25,6 +26,15 @@ SOCKET_TIMEOUT = 5.0
 MAX_RETRIES = 100
 
 
+def redacted(uri: str) -> str:
+    """The URI as messages show it: a password becomes ``***``, since crawl logs get shared."""
+    parts = urlsplit(uri)
+    if parts.password is None:
+        return uri
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
 class RedisStore(SiteStore):
     """Site models in a Redis database."""
 
@@ -35,7 +45,7 @@ class RedisStore(SiteStore):
             raise StoreError("the Redis store needs the redis package: "
                              "pip install scrapy-declutter[redis]") from exc
         self._redis = redis
-        self.uri = uri
+        self.uri = redacted(uri)
         self.prefix = prefix
         self.client = redis.Redis.from_url(uri, socket_timeout=timeout,
                                            socket_connect_timeout=timeout)

@@ -4,7 +4,7 @@ Boilerpipe fuses blocks (``TextBlock.mergeNext``) and removes them from the
 document (``BoilerplateBlockFilter``). Doing that to ``page.blocks`` would
 destroy what every other step and the block-labels output need: one label per
 original Block. So the Boilerpipe steps work on a separate list of
-:class:`TextUnit` groups kept in ``page.boilerpipe``:
+:class:`TextUnit` groups, kept in the page's slot ``VIEW``:
 
 * a unit starts as one Block and grows when fusion merges its neighbour in;
   its features (words, anchor words, wrapped-line counts, block offsets, tag
@@ -25,12 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
 from ...blocks import BOILERPLATE, CONTENT, Block
-
-if TYPE_CHECKING:
-    from ...page import Page
+from ...page import Page, Slot
 
 #: Boilerpipe's DefaultLabels that the ported filters use, as unit markers.
 TITLE = "TITLE"
@@ -128,11 +124,16 @@ class TextDocument:
         return [[b.index for b in u.members] for u in self.units]
 
 
+#: Where a page keeps its Boilerpipe view between the steps of a chain.
+VIEW: Slot[TextDocument] = Slot("Boilerpipe view")
+
+
 def document(page: Page) -> TextDocument:
     """The page's Boilerpipe view, built on first use from ``page.blocks``."""
-    doc = page.boilerpipe
+    doc = page.get(VIEW)
     if doc is None:
-        doc = page.boilerpipe = TextDocument(page.title, [TextUnit.of(b) for b in page.blocks])
+        doc = TextDocument(page.title, [TextUnit.of(b) for b in page.blocks])
+        page.put(VIEW, doc)
     return doc
 
 

@@ -1,1 +1,0 @@
-"""Evaluation on WCXB-format datasets: the metric, the dataset reader, peers and the runner."""

@@ -1,0 +1,83 @@
+"""How a response's Result reaches its callback and the items it yields, and no other page.
+
+The downloader middleware leaves a ``PageOutput`` for each response it sees,
+keyed by the request object; the spider middleware reads it while the
+callback's output is consumed and deletes it afterwards (also when the
+callback or errback raises). Callbacks read the Result with
+``result_for(response)``.
+
+Why not a key in ``request.meta``, public or private: meta is what spiders
+copy (``response.follow(url, meta=dict(response.meta))`` is common), so a copy
+would carry this page's Result to the next request. If that response is not
+analysed (JSON, a 404, a PDF) its items would get this page's text; even
+when it is, the copy keeps the Result alive while the request waits in the
+scheduler, and a disk queue (``JOBDIR``) or scrapy-redis would serialise it.
+A weak map keyed by the request carries nothing along with a copy, and an
+entry goes away with its request even when no callback ever consumes it
+(``NO_CALLBACK`` downloads, a request dropped by another middleware).
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .items import field_values
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.http import Response
+
+    from ..result import Result
+    from .settings import DeclutterOptions
+
+
+@dataclass(frozen=True)
+class PageOutput:
+    """What the analysis of one response gives its callback and its items.
+
+    ``result`` is None when the response was not analysed (non-HTML, an error
+    status, skipped by meta, or the analysis failed); ``fields`` then maps
+    every configured item field to None, so the items keep their columns.
+    ``fields`` is computed on the worker thread with the Result, for the
+    options that request was analysed with.
+    """
+
+    result: Result | None
+    fields: dict[str, Any]
+
+    @classmethod
+    def unanalysed(cls, options: DeclutterOptions) -> PageOutput:
+        """The output of a response that was not analysed: every configured field None."""
+        return cls(None, field_values(None, options))
+
+
+_OUTPUTS: weakref.WeakKeyDictionary[Request, PageOutput] = weakref.WeakKeyDictionary()
+
+
+def put(request: Request, output: PageOutput) -> None:
+    _OUTPUTS[request] = output
+
+
+def get(response: Any) -> PageOutput | None:
+    """The output left for this response's request, if any (None for a Failure or no request)."""
+    request = getattr(response, "request", None)
+    return _OUTPUTS.get(request) if request is not None else None
+
+
+def discard(response: Any) -> None:
+    """Forget the output of this response's request: its callback's output is consumed."""
+    request = getattr(response, "request", None)
+    if request is not None:
+        _OUTPUTS.pop(request, None)
+
+
+def result_for(response: Response) -> Result | None:
+    """The Result of ``response``, for its callback; None when it was not analysed.
+
+    Available while the callback (or errback) of that response runs, like
+    ``response.meta``; it is gone once the callback's output is consumed.
+    """
+    output = get(response)
+    return output.result if output is not None else None

@@ -1,0 +1,351 @@
+"""The feature matrix of a page's blocks for the learned classifier: one row per block.
+
+The seeds' shallow-text features (Boilerpipe word counts and Kohlschütter text
+density, the density filter's char density, CETR's tag count, jusText's stop
+words, Dragnet's id/class tokens) describe one block; what tells a short
+paragraph of the article from a short teaser in a sidebar is its context. So
+every row also holds:
+
+- the same features of the blocks one and two places before and after;
+- structural hints: ``<nav>``, ``<header>``, ``<footer>``, ``<aside>``,
+  ``<form>`` ancestors, and whether the block lies in an ``<article>``,
+  ``<main>``, ``role=main`` or ``itemprop=articleBody`` element (found by
+  XPath prefix, so it works beyond the nearest ancestors a Block keeps);
+- id/class tokens as learned odds (how often blocks under that token were
+  content in training), summarised over the block's ancestors;
+- the text share, link density and block count of the block's parent,
+  grandparent and great-grandparent (where the page's text concentrates);
+- page-level figures: block count, word count, overlap with the page title.
+
+Everything is gathered in one pass over the blocks and turned into NumPy
+arrays; neighbour and group features are array operations.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import TYPE_CHECKING, Mapping
+
+import numpy as np
+from lxml import etree
+
+from ...blocks import HEADING_TAGS, Ancestor, name_tokens, subtree_prefixes
+
+if TYPE_CHECKING:
+    from ...page import Page
+
+#: Phrases of page chrome in many languages' English-speaking templates (short blocks only).
+_CHROME = re.compile(
+    r"©|\(c\)|copyright|all rights reserved|cookie|privacy|terms of (?:use|service)|"
+    r"subscribe|newsletter|sign (?:up|in)|log ?in|follow us|share (?:this|on)|"
+    r"skip to|read more|related|advertis")  # searched in lower-cased text (faster than re.I)
+_WORD = re.compile(r"\w+")
+
+#: Ancestor tags that are strong structural hints, one flag each.
+FLAG_TAGS = (
+    "nav", "header", "footer", "aside", "form", "article", "main", "section",
+    "li", "table", "a", "figure", "blockquote", "button", "label", "select",
+)  # fmt: skip
+_FLAG_BIT = {tag: 1 << i for i, tag in enumerate(FLAG_TAGS)}
+#: The block element's own tag, one-hot over these groups (the rest is "other").
+TAG_GROUPS = (
+    ("h1",), ("h2", "h3"), ("h4", "h5", "h6"), ("p",), ("div",), ("li",), ("td", "th"),
+    ("dt", "dd"), ("pre",), ("blockquote", "figcaption"), ("span", "a", "b", "strong", "em"),
+    ("section", "article", "main"), ("header", "footer", "nav", "aside"),
+)  # fmt: skip
+_TAG_GROUP = {tag: i for i, group in enumerate(TAG_GROUPS) for tag in group}
+#: Containers that mark the main content when a page has them, matched by XPath prefix.
+CONTENT_CONTAINERS = ("in_article", "in_main", "in_article_body", "in_chrome_role")
+#: Levels above the block element whose subtree's text is summarised.
+GROUP_LEVELS = (1, 2, 3)
+#: Neighbour offsets whose features are copied into the row.
+OFFSETS = (-2, -1, 1, 2)
+_END_PUNCT = tuple(".!?:;\"”'»)")
+_DIGIT = re.compile(r"[0-9]")
+CHROME_ROLES = frozenset("navigation banner contentinfo complementary menu menubar search".split())
+BODY_PROPS = frozenset("articleBody text description reviewBody".split())
+#: Title overlap is computed for blocks up to this long (titles and headings are short).
+TITLE_MAX_WORDS = 30
+#: Chrome phrases are looked for in blocks up to this long.
+CHROME_MAX_WORDS = 40
+#: Blocks up to this long are lower-cased once for the title and chrome features.
+_LOWERED_MAX_WORDS = max(TITLE_MAX_WORDS, CHROME_MAX_WORDS)
+#: Digit share is taken over this many leading characters.
+DIGIT_PREFIX = 80
+#: At most this many containers of one kind are looked at (pages with 500 <article> teasers).
+MAX_CONTAINERS = 50
+#: Id/class names and combinations whose odds a shared memo keeps (a few MB at most).
+ODDS_MEMO_MAX = 20_000
+_UNSEEN = object()
+
+BASE_NAMES = [
+    "log_words", "log_chars", "link_density", "text_density", "char_density",
+    "log_markup", "log_tags", "stopword_density", "position", "words_before",
+    "words_share", "words_rel_max", "punct_end", "title_share", "title_cover",
+    "depth", "odds_own_max", "odds_own_min", "odds_anc_max", "odds_anc_min",
+    "odds_near_mean", "odds_anc_sum", "is_heading", "capital_start", "digit_share",
+    "chrome_phrase",
+]  # fmt: skip
+#: What the per-block loop of ``page_features`` gathers, in the order it writes them;
+#: the ``BASE_NAMES`` columns are made from these by name, so neither order can
+#: shift a column of the other.
+GATHERED = (
+    "words", "text_chars", "link_density", "text_density", "char_density",
+    "markup_chars", "tag_count", "stopword_density", "position", "link_words",
+    "punct_end", "title_share", "title_cover", "depth", "odds_own_max", "odds_own_min",
+    "odds_anc_max", "odds_anc_min", "odds_near_mean", "odds_anc_sum", "is_heading",
+    "capital_start", "digit_share", "chrome_phrase",
+)  # fmt: skip
+CONTEXT_NAMES = ["log_words", "link_density", "text_density", "odds_anc_min",
+                 "odds_anc_max", "is_heading", "punct_end", "words_rel_max"]
+PAGE_NAMES = ["page_log_blocks", "page_log_words", "page_link_density", "page_has_article",
+              "page_has_main"]
+
+
+def _group_names() -> list[str]:
+    return [f"up{level}_{what}" for level in GROUP_LEVELS
+            for what in ("words_share", "link_density", "log_blocks")]
+
+
+def feature_names() -> list[str]:
+    """Column names of the matrix ``page_features`` returns, in order."""
+    names = list(BASE_NAMES)
+    names += [f"anc_{t}" for t in FLAG_TAGS]
+    names += ["tag_" + "_".join(g) for g in TAG_GROUPS]
+    names += list(CONTENT_CONTAINERS)
+    names += _group_names()
+    for off in OFFSETS:
+        names += [f"{n}@{off:+d}" for n in CONTEXT_NAMES]
+    names += PAGE_NAMES
+    return names
+
+
+#: Elements with a ``role`` or ``itemprop``, in document order. Selecting the attributes
+#: and stepping up is twice as fast in libxml2 as testing ``[@role or @itemprop]`` on
+#: every element.
+_ROLE_OR_ITEMPROP = etree.XPath("//@role/.. | //@itemprop/..")
+
+
+def container_paths(page: "Page") -> dict[str, tuple[str, ...]]:
+    """XPaths of the page's content and chrome containers (one attribute scan, one tag scan)."""
+    tree = page.root.getroottree()
+    found: dict[str, list] = {name: [] for name in CONTENT_CONTAINERS}
+    try:
+        for el in page.root.iter("article", "main"):
+            found["in_article" if el.tag == "article" else "in_main"].append(el)
+        for el in _ROLE_OR_ITEMPROP(page.root):
+            role, prop = el.get("role"), el.get("itemprop")
+            if role == "main":
+                found["in_main"].append(el)
+            elif role in CHROME_ROLES:
+                found["in_chrome_role"].append(el)
+            if prop in BODY_PROPS:
+                found["in_article_body"].append(el)
+    except Exception:  # noqa: BLE001 - a malformed tree must not stop extraction
+        pass
+    return {name: tuple(tree.getpath(el) for el in els[:MAX_CONTAINERS])
+            for name, els in found.items()}
+
+
+def _own_odds(a: Ancestor, odds: Mapping[str, float], memo: dict) -> tuple[float, float] | None:
+    """Highest and lowest token odds of one element; None when no token has odds.
+
+    Worked out per id or class name and combined: names (``container``,
+    ``row``, ``post``) recur across sites far more than their combinations,
+    so ``memo`` keeps each name's answer beside the combinations'.
+    """
+    own = None
+    for name in (a.id, *a.classes):
+        got = memo.get(name, _UNSEEN)
+        if got is _UNSEEN:
+            vals = [odds[t] for t in name_tokens(name) if t in odds]
+            got = memo[name] = (max(vals), min(vals)) if vals else None
+        if got is not None:
+            own = got if own is None else (max(own[0], got[0]), min(own[1], got[1]))
+    return own
+
+
+def _chain(ancestors, odds, cache, memo):
+    """Flags and odds summary of an ancestor chain, cached by its last record's id.
+
+    Blocks of one parent share the chain above their own element, so the
+    per-block cost is one cache hit plus the block's own element: the walk
+    goes up only to the nearest ancestor already summarised.
+    """
+    hit = cache.get(id(ancestors[-1]))
+    if hit is not None:
+        return hit
+    j = len(ancestors) - 1
+    while j > 0 and id(ancestors[j - 1]) not in cache:
+        j -= 1
+    if j > 0:
+        mask, hi, lo, total, _, _ = cache[id(ancestors[j - 1])]
+    else:
+        mask, hi, lo, total = 0, 0.0, 0.0, 0.0
+    for a in ancestors[j:]:
+        own_hi = own_lo = 0.0
+        if a.id or a.classes:
+            # Memoised by (id, classes): pages and sites repeat their class names.
+            key = (a.id, a.classes)
+            own = memo.get(key, _UNSEEN)  # one lookup: another thread may empty the memo
+            if own is _UNSEEN:
+                own = memo[key] = _own_odds(a, odds, memo)
+            if own is not None:
+                own_hi, own_lo = own
+                hi, lo, total = max(hi, own_hi), min(lo, own_lo), total + own_hi + own_lo
+        mask |= _FLAG_BIT.get(a.tag, 0)
+        result = (mask, hi, lo, total, own_hi, own_lo)
+        cache[id(a)] = result
+    return result
+
+
+def page_features(
+    page: "Page",
+    odds: Mapping[str, float] | None = None,
+    containers: dict[str, tuple[str, ...]] | None = None,
+    memo: dict[tuple | str, tuple[float, float] | None] | None = None,
+) -> np.ndarray:
+    """The (blocks × features) float32 matrix of a page; ``odds`` maps id/class tokens to log-odds.
+
+    ``containers`` (from ``container_paths``) lets training compute the
+    tree-dependent part once and drop the page's tree. ``memo`` keeps the
+    odds of each id/class name and combination across pages scored with the same
+    ``odds`` (the learned step keeps one per model): a site's pages, and
+    many sites' themes, repeat their class names. It is emptied when it
+    holds ``ODDS_MEMO_MAX`` names and combinations.
+    """
+    blocks = page.blocks
+    n = len(blocks)
+    if n == 0:
+        return np.zeros((0, len(feature_names())), dtype=np.float32)
+    odds = odds or {}
+    title_tokens = set(_WORD.findall(page.title.lower()))
+    if containers is None:
+        containers = container_paths(page)
+    present = [(k, subtree_prefixes(v)) for k, v in enumerate(containers.values()) if v]
+    has_article = any(k == 0 for k, _ in present)
+    has_main = any(k == 1 for k, _ in present)
+
+    cache: dict[int, tuple] = {}
+    if memo is None:
+        memo = {}
+    elif len(memo) > ODDS_MEMO_MAX:
+        memo.clear()
+    # One flat list, not a tuple per block: a tuple that lives to the end of the
+    # page is one more object for every garbage-collector pass to walk.
+    rows: list[float] = []
+    masks = []
+    cont = np.zeros((n, len(CONTENT_CONTAINERS)))
+    tag_onehot = np.zeros((n, len(TAG_GROUPS)))
+    for i, b in enumerate(blocks):
+        ancestors = b.ancestors
+        if ancestors:
+            # Chain above the block's own element, then the element itself.
+            mask, hi, lo, total, own_hi, own_lo = _chain(ancestors, odds, cache, memo)
+            parent = cache.get(id(ancestors[-2])) if len(ancestors) > 1 else None
+            near = own_hi + own_lo
+            count = 2 if own_hi or own_lo else 0
+            if parent is not None and (parent[4] or parent[5]):
+                near += parent[4] + parent[5]
+                count += 2
+        else:
+            mask, hi, lo, total, own_hi, own_lo, near, count = 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0
+        masks.append(mask)
+        group = _TAG_GROUP.get(b.tag)
+        if group is not None:
+            tag_onehot[i, group] = 1.0
+        xpath = b.xpath
+        depth = xpath.count("/")
+        if present:
+            probe = xpath + "/"
+            for k, prefixes in present:
+                if probe.startswith(prefixes):
+                    cont[i, k] = 1.0
+        text = b.text
+        low = text.lower() if b.words <= _LOWERED_MAX_WORDS else ""
+        if title_tokens and b.words <= TITLE_MAX_WORDS:
+            btoks = set(_WORD.findall(low))
+            common = len(btoks & title_tokens)
+            t_share = common / len(btoks) if btoks else 0.0
+            t_cover = common / len(title_tokens)
+        else:
+            t_share = t_cover = 0.0
+        head = text[:DIGIT_PREFIX]
+        rows.extend((  # in GATHERED order
+            b.words, b.text_chars, b.link_density, b.text_density, b.char_density,
+            b.markup_chars, b.tag_count, b.stopword_density, b.position, b.link_words,
+            1.0 if text.endswith(_END_PUNCT) else 0.0, t_share, t_cover,
+            depth, own_hi, own_lo, hi, lo, near / count if count else 0.0, total,
+            1.0 if b.tag in HEADING_TAGS else 0.0, 1.0 if text[:1].isupper() else 0.0,
+            len(_DIGIT.findall(head)) / len(head),
+            1.0 if b.words <= CHROME_MAX_WORDS and _CHROME.search(low) else 0.0,
+        ))
+    gathered = np.array(rows, dtype=np.float64).reshape(n, len(GATHERED))
+    col = {name: gathered[:, k] for k, name in enumerate(GATHERED)}
+    words = col.pop("words").copy()
+    link_words = col.pop("link_words").copy()
+    total = words.sum() or 1.0
+    col["log_words"] = np.log1p(words)
+    for name, raw in (("log_chars", "text_chars"), ("log_markup", "markup_chars"),
+                      ("log_tags", "tag_count")):
+        col[name] = np.log1p(col.pop(raw))
+    col["words_before"] = (np.cumsum(words) - words) / total
+    col["words_share"] = words / total
+    col["words_rel_max"] = words / (words.max() or 1.0)
+    base = np.column_stack([col[name] for name in BASE_NAMES])
+    bits = np.array(masks, dtype=np.int64)[:, None] >> np.arange(len(FLAG_TAGS))
+    flags = (bits & 1).astype(np.float64)
+
+    # Subtrees are told apart by their root's Ancestor record: segmentation
+    # makes one per element, shared by every block below it.
+    ancestry = [b.ancestors for b in blocks]
+    level_ids = [[id(a[-1 - level]) if len(a) > level else 0 for a in ancestry]
+                 for level in GROUP_LEVELS]
+    for level, (gw, gl, gc) in zip(GROUP_LEVELS, _subtree_sums(level_ids, words, link_words)):
+        col[f"up{level}_words_share"] = gw / total
+        col[f"up{level}_link_density"] = gl / np.maximum(gw, 1.0)
+        col[f"up{level}_log_blocks"] = np.log1p(gc)
+    groups = np.column_stack([col[name] for name in _group_names()])
+
+    ctx_src = np.column_stack([col[name] for name in CONTEXT_NAMES])
+    width = len(CONTEXT_NAMES)
+    context = np.zeros((n, len(OFFSETS) * width))
+    for k, off in enumerate(OFFSETS):
+        cols = slice(k * width, (k + 1) * width)
+        if off < 0 and n > -off:
+            context[-off:, cols] = ctx_src[:off]
+        elif off > 0 and n > off:
+            context[:-off, cols] = ctx_src[off:]
+    per_page = {
+        "page_log_blocks": math.log1p(n), "page_log_words": math.log1p(total),
+        "page_link_density": link_words.sum() / total,
+        "page_has_article": 1.0 if has_article else 0.0, "page_has_main": 1.0 if has_main else 0.0,
+    }
+    page_row = np.array([per_page[name] for name in PAGE_NAMES])
+    out = np.hstack([base, flags, tag_onehot, cont, groups, context, np.tile(page_row, (n, 1))])
+    return out.astype(np.float32)
+
+
+def _subtree_sums(level_ids: list[list[int]], words: np.ndarray, link_words: np.ndarray):
+    """Per level and block: words, link words and blocks of the subtree of that ancestor.
+
+    A subtree's blocks are contiguous in document order, so its span runs
+    from the first to the last block that names it as an ancestor at any of
+    the levels looked at; prefix sums then give its totals.
+    """
+    n = len(words)
+    ids, codes = np.unique(np.array(level_ids, dtype=np.uint64), return_inverse=True)
+    codes = codes.reshape(len(level_ids), n)
+    first = np.full(len(ids), n, dtype=np.int64)
+    last = np.full(len(ids), -1, dtype=np.int64)
+    pos = np.broadcast_to(np.arange(n), codes.shape)
+    np.minimum.at(first, codes.ravel(), pos.ravel())
+    np.maximum.at(last, codes.ravel(), pos.ravel())
+    cw = np.concatenate([[0.0], np.cumsum(words)])
+    cl = np.concatenate([[0.0], np.cumsum(link_words)])
+    out = []
+    for row in codes:
+        lo, hi = first[row], last[row] + 1
+        out.append((cw[hi] - cw[lo], cl[hi] - cl[lo], (hi - lo).astype(float)))
+    return out

@@ -1,5 +1,0 @@
-"""Training-time code: block labels from ground truth, model fitting and export.
-
-Nothing here is imported at inference; the shipped models are plain data
-files read by ``scrapy_declutter.learned`` without scikit-learn.
-"""

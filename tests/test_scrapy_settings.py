@@ -1,0 +1,148 @@
+"""The settings table: defaults written once, one converter per setting for settings, spider
+arguments and meta, and the start-up checks that turn a broken set-up into one message."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+import pytest
+import scrapy
+from scrapy.exceptions import CloseSpider
+from scrapy.utils.misc import build_from_crawler
+from scrapy.utils.test import get_crawler
+
+from scrapy_declutter import DeclutterMiddleware
+from scrapy_declutter.integration.settings import (
+    DEFAULTS,
+    OPTIONS,
+    REQUEST_OPTIONS,
+    SETTINGS,
+    DeclutterOptions,
+    SettingsError,
+    setting_name,
+)
+from scrapy_declutter.integration.state import SETUP_ERROR
+
+
+def options(**settings) -> DeclutterOptions:
+    return DeclutterOptions.from_settings(get_crawler(settings_dict=settings).settings)
+
+
+def with_spider_arguments(**arguments) -> DeclutterOptions:
+    class Spider(scrapy.Spider):
+        name = "s"
+
+    crawler = get_crawler(Spider, {"DECLUTTER_STORE": "memory:"})
+    crawler.spider = Spider(**arguments)
+    return DeclutterOptions.from_crawler(crawler)
+
+
+def test_defaults_are_the_options_types_and_written_once():
+    fields = dataclasses.fields(DeclutterOptions)
+    assert DEFAULTS == {setting_name(f.name): f.default for f in fields}
+    assert list(SETTINGS) == list(DEFAULTS) and next(iter(DEFAULTS)) == "DECLUTTER_ENABLED"
+    assert options() == DeclutterOptions()  # nothing set: the dataclass defaults, converted
+    assert {"DECLUTTER_INSPECT_DIR", "DECLUTTER_INSPECT_SAMPLE"} <= set(SETTINGS)
+    assert DEFAULTS["DECLUTTER_BLOCKS_FIELD"] is None  # lean items by default
+
+
+def test_per_request_options_exclude_what_is_set_once_per_crawl():
+    assert REQUEST_OPTIONS == {n for n, s in OPTIONS.items() if s.per_request}
+    for crawl_only in ("enabled", "store", "threads", "inspect_dir", "inspect_sample"):
+        assert crawl_only not in REQUEST_OPTIONS
+        with pytest.raises(SettingsError, match=f"{crawl_only} is not a scrapy_declutter meta"):
+            DeclutterOptions().override({crawl_only: None})
+
+
+@pytest.mark.parametrize("option, raw, value", [
+    ("site_learning", "off", False), ("site_learning", "1", True), ("max_size", "1000", 1000),
+    ("blocks_field", "None", None), ("text_field", " body ", "body"),
+    ("content_selector", "article .text", "article .text"),
+    ("content_selector", "//main", "//main"), ("extractor", "", "default"),
+    ("extractor", "boilerpipe-article+tree(depth=1)", "boilerpipe-article+tree(depth=1)"),
+])
+def test_one_converter_reads_settings_spider_arguments_and_meta_alike(option, raw, value):
+    assert getattr(options(**{setting_name(option): raw}), option) == value
+    assert getattr(with_spider_arguments(**{f"declutter_{option}": raw}), option) == value
+    if option in REQUEST_OPTIONS:
+        assert getattr(DeclutterOptions().override({option: raw}), option) == value
+        assert getattr(DeclutterOptions().override({setting_name(option): raw}), option) == value
+
+
+@pytest.mark.parametrize("option, raw, message", [
+    ("max_size", "big", "is not a size; use a whole number of bytes"),
+    ("max_size", -1, "is not a size"),
+    ("site_learning", "maybe", "is not a boolean; use True or False"),
+    ("text_field", 3, "is a int, not a string"),
+    ("content_selector", "div[", "is not a CSS or XPath selector"),
+    ("content_selector", "//div[", "is not a CSS or XPath selector"),
+    ("extractor", "nosuch", "is not an extractor: unknown extractor or step 'nosuch'; valid names"),
+    ("extractor", "tree(dept=1)",
+     "is not an extractor: 'tree' has no parameter 'dept'; its parameters: depth, skip_wrappers"),
+    ("extractor", 'boilerpipe-article(keep_largest="chars")', "is not a valid extractor"),
+    ("inspect_sample", "1.5", "is not a rate; use a number from 0 to 1"),
+])
+def test_a_bad_value_names_the_setting_and_what_it_accepts(option, raw, message):
+    with pytest.raises(SettingsError) as e:
+        options(**{setting_name(option): raw})
+    assert str(e.value).startswith(f"{setting_name(option)}={raw!r} {message}")
+    with pytest.raises(SettingsError) as e:
+        with_spider_arguments(**{f"declutter_{option}": raw})
+    assert str(e.value).startswith(f"declutter_{option}={raw!r} {message}")
+    if option in REQUEST_OPTIONS:
+        with pytest.raises(SettingsError, match=f"^{option}=.* {message[:12]}"):
+            DeclutterOptions().override({option: raw})
+
+
+def test_every_problem_in_one_error_and_typos_get_a_suggestion():
+    with pytest.raises(SettingsError) as e:
+        options(DECLUTTER_EXTRACTR="density", DECLUTTER_MAX_SIZE="big", DECLUTTER_THREADS="2")
+    problems = str(e.value).splitlines()
+    assert len(problems) == 3
+    assert problems[0].startswith("DECLUTTER_EXTRACTR is not a scrapy_declutter setting; "
+                                  "did you mean DECLUTTER_EXTRACTOR? Valid: DECLUTTER_ENABLED")
+    with pytest.raises(SettingsError, match="declutter_blocks_feild is not a scrapy_declutter "
+                                            "spider argument; did you mean declutter_blocks_field"):
+        with_spider_arguments(declutter_blocks_feild="blocks")
+    with pytest.raises(SettingsError, match="did you mean text_field"):
+        DeclutterOptions().override({"txt_field": "x"})
+
+
+def test_two_outputs_in_one_field_are_refused():
+    with pytest.raises(SettingsError, match="DECLUTTER_TEXT_FIELD and DECLUTTER_BLOCKS_FIELD both"):
+        options(DECLUTTER_BLOCKS_FIELD="clean_text")
+    with pytest.raises(SettingsError, match="both name the item field 'x'"):
+        DeclutterOptions().override({"text_field": "x", "title_field": "x"})
+
+
+# -- start-up checks beyond the values: store, dependencies, folders --------------------------------
+def state_of(**settings):
+    crawler = get_crawler(settings_dict={"DECLUTTER_STORE": "memory:", **settings})
+    return build_from_crawler(DeclutterMiddleware, crawler).state
+
+
+def test_a_sound_setup_has_no_error():
+    assert state_of().setup_error == ""
+    assert state_of(DECLUTTER_STORE="redis://127.0.0.1:1/0").setup_error == ""  # down is not wrong
+
+
+def test_store_scheme_and_backend_dependency_are_checked(monkeypatch, tmp_path):
+    assert "unknown store URI" in state_of(DECLUTTER_STORE="ftp://x").setup_error
+    monkeypatch.setitem(sys.modules, "redis", None)  # an install without the redis extra
+    error = state_of(DECLUTTER_STORE="redis://127.0.0.1:6379/0").setup_error
+    assert error.startswith("DECLUTTER_STORE='redis://127.0.0.1:6379/0' cannot be opened")
+    assert "pip install scrapy-declutter[redis]" in error
+    (tmp_path / "file").write_text("")
+    error = state_of(DECLUTTER_INSPECT_DIR=str(tmp_path / "file" / "reports")).setup_error
+    assert error.startswith("DECLUTTER_INSPECT_DIR=") and "cannot be created" in error
+
+
+def test_a_setup_error_closes_the_spider_when_it_opens(caplog):
+    state = state_of(DECLUTTER_EXTRACTOR="nosuch", DECLUTTER_MAX_SIZE="x")
+    with pytest.raises(CloseSpider) as e:
+        state.refuse_to_start(spider=None)
+    assert e.value.reason == SETUP_ERROR
+    (record,) = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert "DECLUTTER_EXTRACTOR='nosuch'" in record.getMessage()
+    assert "DECLUTTER_MAX_SIZE='x'" in record.getMessage()
