@@ -2,17 +2,27 @@
 
 from .api import extract
 from .blocks import BOILERPLATE, CONTENT, Block
-from .errors import DeclutterError, ModelError, UnknownExtractorError
-from .extractors import Extractor, build_extractor, extractors
+from .errors import (
+    DeclutterError,
+    MissingExtraError,
+    ModelError,
+    ModelFormatError,
+    ModelVersionError,
+    SettingsError,
+    StoreError,
+    StoreUnavailableError,
+    UnknownExtractorError,
+)
 from .page import Page
-from .result import Result
-
-__version__ = "0.1.0"
+from .registry import Extractor, build_extractor, extractors
+from .result import Result, SiteDecisions
+from .version import __version__
 
 #: Imported on first use: Scrapy costs ~0.5 s to import and site learning
 #: pulls in NumPy; ``extract()`` needs neither.
 _LAZY = {
     "Declutter": "scrapy_declutter.sitelearning",
+    "SiteStep": "scrapy_declutter.sitelearning",
     "Addon": "scrapy_declutter.integration.addon",
     "DeclutterMiddleware": "scrapy_declutter.integration.middleware",
     "DeclutterSpiderMiddleware": "scrapy_declutter.integration.spidermw",
@@ -45,10 +55,19 @@ __all__ = [
     "DeclutterSpiderMiddleware",
     "DeclutterError",
     "Extractor",
+    "MissingExtraError",
     "ModelError",
+    "ModelFormatError",
+    "ModelVersionError",
     "Page",
     "Result",
+    "SettingsError",
+    "SiteDecisions",
+    "SiteStep",
+    "StoreError",
+    "StoreUnavailableError",
     "UnknownExtractorError",
+    "__version__",
     "XmlItemExporter",
     "build_extractor",
     "extract",

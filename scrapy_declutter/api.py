@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import logging
 
-from .extractors import build_extractor
 from .limits import ERROR
 from .page import Page, site_key
-from .result import Result, join_blocks
+from .registry import build_extractor
+from .result import Result, SiteDecisions, join_blocks
 
 logger = logging.getLogger(__name__)
 
 
-def result_of(page: Page, extractor: str) -> Result:
-    """Package an analysed Page as a Result."""
+def result_of(page: Page, extractor: str, *, site_learning: SiteDecisions | None = None) -> Result:
+    """Package an analysed Page as a Result (with what site learning decided, if it ran)."""
     return Result(
         text=join_blocks(page.content_blocks),
         blocks=page.blocks,
@@ -23,6 +23,7 @@ def result_of(page: Page, extractor: str) -> Result:
         language=page.language,
         extractor=extractor,
         reason=page.reason,
+        site_learning=site_learning,
     )
 
 

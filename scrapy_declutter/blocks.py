@@ -41,8 +41,6 @@ SKIP_TAGS = frozenset(
     "script style template svg iframe head object embed math noframes noembed".split()
 )
 HEADING_TAGS = frozenset("h1 h2 h3 h4 h5 h6".split())
-LIST_TAGS = frozenset("ul ol dl li dt dd menu dir".split())
-TABLE_TAGS = frozenset("table tr td th thead tbody tfoot caption".split())
 
 #: How many of the nearest ancestors a block keeps (bounds memory on deep pages).
 MAX_ANCESTORS = 16
@@ -87,6 +85,8 @@ class Block:
     ``label``/``score``/``step`` say what the last deciding step thought;
     ``trail`` keeps every (step, label) decision in order, like jusText's
     ``cf_class``/``class_type`` pair, for the block-labels output and reports.
+    The optional fields at the end are set only by the step or command named
+    in their comment, and stay None otherwise.
     """
 
     index: int
@@ -115,7 +115,15 @@ class Block:
     score: float = 0.0
     step: str | None = None
     trail: list[tuple[str, str]] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: jusText's classes (``steps.justext``): context-free (good, near-good, short,
+    #: bad) and final (good, bad), the finer labels its paper reports.
+    cf_class: str | None = None
+    justext_class: str | None = None
+    #: What the site model says of the block, set by ``inspect --store`` for its
+    #: report's charts: on how many of the site's pages its text was seen, and the
+    #: site's n-gram classifier's log-odds (keep over discard, in bits).
+    site_fingerprint_pages: int | None = None
+    ngram_log_odds: float | None = None
 
     @property
     def is_content(self) -> bool:
@@ -125,22 +133,12 @@ class Block:
     def is_heading(self) -> bool:
         return self.tag in HEADING_TAGS
 
-    @property
-    def in_list(self) -> bool:
-        return self.tag in LIST_TAGS or any(a.tag in LIST_TAGS for a in self.ancestors)
-
-    @property
-    def in_table(self) -> bool:
-        return self.tag in TABLE_TAGS or any(a.tag in TABLE_TAGS for a in self.ancestors)
-
-    def set_label(self, label: str, score: float, step: str) -> bool:
-        """Record a step's decision; return whether the label changed (Java ``setIsContent``)."""
+    def set_label(self, label: str, score: float, step: str) -> None:
+        """Record a step's decision (Java ``setIsContent``), and add it to the trail."""
         if label not in LABELS:
             raise ValueError(f"label must be one of {LABELS}, not {label!r}")
-        changed = label != self.label
         self.label, self.score, self.step = label, float(score), step
         self.trail.append((step, label))
-        return changed
 
     def tokens(self) -> list[str]:
         """Id/class tokens (``name_tokens``) of the block's ancestors and element, root first."""

@@ -40,7 +40,6 @@ PARSER_MAX_DEPTH = 2048
 # Reason kinds: the first word of ``Result.reason``.
 EMPTY = "empty"
 NO_TEXT = "no_text"
-BINARY = "binary"
 TOO_LARGE = "too_large"
 TOO_MANY_ELEMENTS = "too_many_elements"
 TOO_WIDE = "too_wide"

@@ -7,12 +7,19 @@ Scrapy response have the same tree. Only the element classes differ: plain
 cost a tenth of the segmentation walk and which nothing here uses.
 Bytes are decoded with w3lib's browser-like rules (BOM, HTTP header, meta
 charset, then UTF-8), the rules Scrapy itself applies to ``response.text``.
+
+Every way in ends in ``Page.from_tree``: ``from_html`` (``extract()``,
+``Declutter``) parses and calls it, the Scrapy components hand it
+``response.selector.root``. It is also where a page nested too deep for the
+parser is re-read flat, from the text the tree was parsed from: that text is
+parsed once more, never the original twice.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from urllib.parse import urlsplit
 
 from lxml import etree
@@ -26,6 +33,8 @@ from .sniff import decode_html
 
 if TYPE_CHECKING:
     from scrapy.http import TextResponse
+
+T = TypeVar("T")
 
 
 def site_key(url: str | None) -> str:
@@ -52,9 +61,34 @@ def parse_html(text: str) -> etree._Element:
     return create_root_node(text or "<html/>", etree.HTMLParser)
 
 
+class Slot(Generic[T]):
+    """A typed place on a Page for the per-page state of one part above it.
+
+    The part that owns the state declares its slot with the state's type
+    (``VIEW: Slot[TextDocument] = Slot("Boilerpipe view")`` in
+    ``steps.boilerpipe.document``, ``SITE_MODEL: Slot[SiteModel]`` in
+    ``sitelearning.step``), and ``page.get(slot)`` gives that type back. So
+    the Page holds the Boilerpipe view or the site model without importing
+    the parts that define them (parts import only downwards), and a reader
+    gets a declared type, not a dict entry to duck-type.
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Slot({self.name!r})"
+
+
 @dataclass(eq=False)
 class Page:
-    """A parsed page. ``root`` is shared with the caller and never mutated here."""
+    """A parsed page. ``root`` is shared with the caller and never mutated here.
+
+    Steps keep per-page state in the page's slots (``get``/``put``), never on
+    themselves, so one chain serves every page and thread of a crawl.
+    """
 
     root: etree._Element
     url: str | None = None
@@ -62,26 +96,53 @@ class Page:
     title: str = ""
     language: str = DEFAULT_LANGUAGE
     blocks: list[Block] = field(default_factory=list)
-    #: Per-page scratch space for steps (e.g. a title a classifier found), so
-    #: steps themselves stay stateless and shareable across threads.
-    notes: dict[str, Any] = field(default_factory=dict)
     #: Why the page was passed through or only partly analysed ("" when it was
     #: analysed normally); see ``limits`` for the caps and the reasons.
     reason: str = ""
+    _slots: dict[Slot[Any], Any] = field(default_factory=dict, init=False, repr=False)
+
+    def get(self, slot: Slot[T]) -> T | None:
+        """What the part owning ``slot`` put on this page, or None."""
+        return self._slots.get(slot)
+
+    def put(self, slot: Slot[T], value: T | None) -> None:
+        """Keep a part's state for this page in its slot."""
+        self._slots[slot] = value
 
     @classmethod
-    def from_root(
-        cls, root: etree._Element, url: str | None = None, *, limits: Limits | None = None
+    def from_tree(
+        cls,
+        root: etree._Element,
+        url: str | None = None,
+        *,
+        source: str | Callable[[], str] | None = None,
+        limits: Limits | None = None,
     ) -> "Page":
-        """Build a Page over an existing tree: segment it and compute block features.
+        """Build a Page over a parsed tree: segment it and compute block features.
 
-        A tree over a cap (``limits``) gets no blocks and a ``reason``; one the
-        parser cut short (too deep) is segmented as far as it goes.
+        A tree over a cap (``limits``) gets no blocks and a ``reason``. A tree
+        the parser cut short (too deep) is re-read flat from ``source``, the
+        text it was parsed from (a callable is called only then), so its text
+        is not lost; without a source it is segmented as far as it goes.
         """
+        limits = limits or DEFAULT_LIMITS
+        page = cls._segmented(root, url, limits)
+        if source is None or not page.reason.startswith(TOO_DEEP):
+            return page
+        text = source() if callable(source) else source
+        flat = cls._segmented(parse_html(flatten(text)), url, limits)
+        flat.title, flat.language = page.title, page.language
+        if not flat.reason or flat.reason == NO_TEXT:
+            flat.reason = f"{page.reason}; text re-read without nesting"
+        return flat
+
+    @classmethod
+    def _segmented(cls, root: etree._Element, url: str | None, limits: Limits) -> "Page":
+        """The Page of one tree, its blocks and their features, with the reason the caps give."""
         declared = declared_language(root)
         page = cls(root=root, url=url, site=site_key(url), title=_title(root),
                    language=declared or DEFAULT_LANGUAGE)
-        page.reason = (limits or DEFAULT_LIMITS).check_tree(root)
+        page.reason = limits.check_tree(root)
         if page.reason and not page.reason.startswith(TOO_DEEP):
             log_reason(url, page.reason)
             return page
@@ -117,19 +178,11 @@ class Page:
         ``reason`` and no blocks); a page nested deeper than the parser goes
         is re-read flat (``salvage``) so its text is not lost.
         """
-        limits = limits or DEFAULT_LIMITS
         refused = cls.refused(html, url, content_type=content_type, limits=limits)
         if refused is not None:
             return refused
         text = decode_html(html, content_type) if isinstance(html, bytes) else html
-        page = cls.from_root(parse_html(text), url, limits=limits)
-        if page.reason.startswith(TOO_DEEP):
-            flat = cls.from_root(parse_html(flatten(text)), url, limits=limits)
-            flat.title, flat.language = page.title, page.language
-            if not flat.reason or flat.reason == NO_TEXT:
-                flat.reason = f"{page.reason}; text re-read without nesting"
-            page = flat
-        return page
+        return cls.from_tree(parse_html(text), url, source=text, limits=limits)
 
     @classmethod
     def refused(
@@ -149,9 +202,11 @@ class Page:
         return cls(root=empty_root(), url=url, site=site_key(url), reason=reason)
 
     @classmethod
-    def from_response(cls, response: "TextResponse") -> "Page":
-        """Reuse the tree Scrapy already parsed for ``response.selector``."""
-        return cls.from_root(response.selector.root, response.url)
+    def from_response(cls, response: "TextResponse", *, limits: Limits | None = None) -> "Page":
+        """Reuse the tree Scrapy parses for ``response.selector`` (the components do
+        this with a body check first: ``integration.analyser``)."""
+        return cls.from_tree(response.selector.root, response.url,
+                             source=lambda: response.text, limits=limits)
 
     @property
     def content_blocks(self) -> list[Block]:

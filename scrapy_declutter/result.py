@@ -1,8 +1,11 @@
-"""Result: what an extraction hands back, in the shapes items and JSON need."""
+"""Result: what an extraction hands back, in the shapes items and JSON need.
+
+A Result is data; ``report.render_report(result)`` renders it as HTML.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .blocks import Block
@@ -11,6 +14,20 @@ from .blocks import Block
 def join_blocks(blocks: list[Block]) -> str:
     """Clean text: one block per paragraph, paragraphs (and headings) separated by a blank line."""
     return "\n\n".join(b.text for b in blocks)
+
+
+@dataclass(frozen=True)
+class SiteDecisions:
+    """What the site step did to one page (``Declutter`` with site learning)."""
+
+    #: Pages the site's model had learned from before this one.
+    pages: int
+    #: Blocks relabelled boilerplate because they are the site's template.
+    template: int
+    #: Blocks the site's n-gram classifier relabelled.
+    voted: int
+    #: Whether the user's content selector or markers labelled the page.
+    supervised: bool
 
 
 @dataclass
@@ -32,7 +49,9 @@ class Result:
     language: str = ""
     extractor: str = ""
     reason: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: What site learning decided on the page; None without it (``extract()``,
+    #: ``site_learning=False``, a site not loaded, a page without blocks).
+    site_learning: SiteDecisions | None = None
 
     @property
     def content_blocks(self) -> list[Block]:
@@ -54,9 +73,3 @@ class Result:
             "text": self.text,
             "blocks": self.labels(),
         }
-
-    def to_html(self) -> str:
-        """A self-contained HTML inspection report of every block's decision (see ``report``)."""
-        from .report import render_report  # deferred: only reports need it
-
-        return render_report(self)

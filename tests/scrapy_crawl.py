@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 import attrs
 import scrapy
 
-from scrapy_declutter.extractors import REGISTRY
-from scrapy_declutter.steps.density import density_chain
+from scrapy_declutter.registry import REGISTRY
+from scrapy_declutter.steps.density import DensityFilter
 
 
 class PoisonStep:
@@ -31,14 +31,13 @@ class PoisonStep:
 
     name = "poison"
 
-    def process(self, page: Any) -> bool:
+    def process(self, page: Any) -> None:
         if any("POISON-PILL" in b.text for b in page.blocks):
             raise RuntimeError("poisoned page")
-        return False
 
 
-def poison_chain(**params: Any) -> list:
-    return [*density_chain(**params), PoisonStep()]
+def poison_chain(*, min_chars: int = 60) -> list:
+    return [DensityFilter(min_chars=min_chars), PoisonStep()]
 
 
 REGISTRY["poison-test"] = "scrapy_crawl:poison_chain"

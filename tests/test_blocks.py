@@ -169,11 +169,12 @@ def test_stopword_density_uses_the_page_language():
     assert de.language == "de" and de.blocks[0].stopwords == 3
 
 
-def test_set_label_reports_real_changes():
+def test_set_label_records_every_decision_in_the_trail():
     (b,) = Page.from_html("<p>x</p>").blocks
     assert b.label == "boilerplate"
-    assert b.set_label("content", 0.9, "s1") is True
-    assert b.set_label("content", 0.8, "s2") is False
+    b.set_label("content", 0.9, "s1")
+    b.set_label("content", 0.8, "s2")
+    assert (b.label, b.score, b.step) == ("content", 0.8, "s2")
     assert b.trail == [("s1", "content"), ("s2", "content")]
     with pytest.raises(ValueError):
         b.set_label("maybe", 0.5, "s3")

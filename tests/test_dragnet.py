@@ -363,18 +363,20 @@ def test_train_dragnet_command_writes_a_loadable_model(tmp_path, capsys):
 # --- the extractor ------------------------------------------------------------------------------
 
 
-def test_step_reports_label_changes_truthfully(wcxb):
+def test_step_labels_every_block_by_its_probability(wcxb):
     html, truth = wcxb("4825")
     page = Page.from_html(html, truth["url"])
-    before = [b.label for b in page.blocks]
     step = Dragnet()
-    changed = step.process(page)
-    assert changed == (before != [b.label for b in page.blocks])
-    assert changed
+    step.process(page)
     assert all(b.step == "dragnet" and 0.0 <= b.score <= 1.0 for b in page.blocks)
     assert all((b.score >= 0.5) == b.is_content for b in page.blocks)
-    assert step.process(page) is False  # same model, same page: nothing changes
-    assert Dragnet().process(Page.from_html("")) is False
+    assert {b.label for b in page.blocks} == {"content", "boilerplate"}
+    first = [(b.label, b.score) for b in page.blocks]
+    step.process(page)  # same model, same page: the same labels
+    assert [(b.label, b.score) for b in page.blocks] == first
+    empty = Page.from_html("")
+    Dragnet().process(empty)
+    assert empty.blocks == []
 
 
 def test_inference_never_imports_the_training_code():

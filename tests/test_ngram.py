@@ -7,9 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from scrapy_declutter.sitelearning.ngram import (
-    DISCARD, KEEP, ModelFormatError, NGramClassifier, NGramLM,
-)
+from scrapy_declutter.errors import ModelFormatError
+from scrapy_declutter.sitelearning.ngram import DISCARD, KEEP, NGramClassifier, NGramLM
 
 
 def test_probabilities_sum_to_one_over_the_alphabet():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from scrapy.http import HtmlResponse
 
 from scrapy_declutter import Page, extract
@@ -77,3 +78,98 @@ def test_extract_on_a_real_page_keeps_content_and_returns_json_types(wcxb):
     assert data["blocks"] and {"label", "score", "step", "xpath", "text"} <= set(data["blocks"][0])
     assert data["text"] == result.text
     assert all(b["label"] in ("content", "boilerplate") for b in data["blocks"])
+
+
+# -- one entry for a parsed tree ---------------------------------------------------------
+def deep_page(depth: int) -> str:
+    return ("<html><body><p>Before the pit.</p>" + "<div>" * depth + "<p>At the bottom.</p>"
+            + "</div>" * depth + "<p>After the pit.</p></body></html>")
+
+
+@pytest.fixture
+def parses(monkeypatch) -> list[str]:
+    """Every HTML parse made, ours (``page.parse_html``) and parsel's (Scrapy's selector)."""
+    import parsel.selector
+
+    from scrapy_declutter import page as page_module
+
+    calls: list[str] = []
+    real = parsel.selector.create_root_node
+
+    def counting(text, *args, **kwargs):
+        calls.append(text[:40] if isinstance(text, str) else "<bytes>")
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(parsel.selector, "create_root_node", counting)
+    monkeypatch.setattr(page_module, "create_root_node", counting)
+    return calls
+
+
+@pytest.fixture
+def trees(monkeypatch) -> list[str | None]:
+    """The URL of every Page built through ``Page.from_tree``."""
+    calls: list[str | None] = []
+    real = Page.from_tree.__func__
+
+    def counting(cls, root, url=None, **kwargs):
+        calls.append(url)
+        return real(cls, root, url, **kwargs)
+
+    monkeypatch.setattr(Page, "from_tree", classmethod(counting))
+    return calls
+
+
+def _analyse(response: HtmlResponse):
+    from scrapy_declutter.integration.analyser import Analyser
+    from scrapy_declutter.integration.settings import DeclutterOptions
+
+    content_type = response.headers.get(b"Content-Type")
+    return Analyser(None).analyse_response(
+        response.body, content_type.decode() if content_type else None,
+        lambda: response.selector.root, lambda: response.text, response.url,
+        DeclutterOptions(extractor="density", site_learning=False))
+
+
+def test_every_way_in_ends_in_from_tree(trees):
+    from scrapy_declutter import Declutter
+
+    html = "<html><body><p>" + "Plenty of words in one paragraph here. " * 5 + "</p></body></html>"
+    extract(html, "https://a.example/1")
+    with Declutter("density", store="memory:") as dec:
+        dec.extract(html, "https://a.example/2")
+    response = HtmlResponse("https://a.example/3", body=html.encode(), encoding="utf-8")
+    Page.from_response(response)
+    _analyse(HtmlResponse("https://a.example/4", body=html.encode(), encoding="utf-8"))
+    assert trees == [f"https://a.example/{i}" for i in range(1, 5)]
+
+
+def test_a_too_deep_page_is_parsed_twice_at_most_on_every_path(parses):
+    html = deep_page(5_000)
+    expected = ["Before the pit.", "At the bottom.", "After the pit."]
+    assert [b.text for b in extract(html, "https://a.example/x").blocks] == expected
+    assert len(parses) == 2  # the page, then its flat re-reading
+    parses.clear()
+    response = HtmlResponse("https://a.example/x", body=html.encode(), encoding="utf-8")
+    result = _analyse(response)
+    assert [b.text for b in result.blocks] == expected
+    assert len(parses) == 2  # Scrapy's selector, then the flat re-reading
+    assert result.reason.startswith("too_deep")
+
+
+def test_the_scrapy_path_parses_nothing_scrapy_has_not(parses):
+    html = "<html><body><p>" + "Plenty of words in one paragraph here. " * 5 + "</p></body></html>"
+    response = HtmlResponse("https://a.example/x", body=html.encode(), encoding="utf-8")
+    assert _analyse(response).text
+    assert len(parses) == 1  # response.selector's own
+    response.css("p").get()
+    assert len(parses) == 1  # the spider reuses it
+
+
+def test_a_lying_charset_is_repaired_with_one_parse_of_the_repaired_text(parses):
+    text = "Привет, мир: это длинный русский текст, и его здесь достаточно много слов"
+    body = f"<html><body><p>{text}</p></body></html>".encode("cp1251")
+    response = HtmlResponse("https://a.example/x", body=body,
+                            headers={"Content-Type": "text/html; charset=utf-8"})
+    result = _analyse(response)
+    assert result.blocks[0].text == text
+    assert len(parses) == 1  # the repaired text; Scrapy's garbled tree is never built

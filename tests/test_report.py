@@ -18,7 +18,7 @@ from scrapy_declutter.cli.inspect import fetch
 from scrapy_declutter.errors import DeclutterError
 from scrapy_declutter.report import render_index, render_report, report_name, sampled, save_report
 from scrapy_declutter.report.document import IndexEntry
-from scrapy_declutter.result import Result
+from scrapy_declutter.result import Result, SiteDecisions
 
 SVG = "{http://www.w3.org/2000/svg}"
 #: Every element the report itself writes; page markup must never add one.
@@ -102,9 +102,8 @@ def test_charts_are_valid_svg_with_one_bar_per_block(page_0082):
 
 def test_page_markup_is_escaped_everywhere():
     result = extract(HOSTILE, 'https://example.com/"><script>x</script>', extractor="density")
-    result.blocks[0].extra["note"] = "<script>alert(3)</script>"
-    result.blocks[0].extra["<b>key</b>"] = 1.5
-    result.extra["site_learning"] = {"pages": 3, "why": "<script>alert(4)</script>"}
+    result.blocks[0].cf_class = "<script>alert(3)</script>"
+    result.blocks[0].justext_class = "<b>key</b>"
     report = render_report(result)
     assert "<script" not in report.lower() and "<img" not in report.lower()
     assert "<b>key" not in report
@@ -118,42 +117,29 @@ def test_page_markup_is_escaped_everywhere():
         etree.fromstring(raw.encode())
 
 
-def test_numeric_extras_get_a_chart_and_a_feature_row(page_0082):
-    result, _ = page_0082
-    result = Result(text=result.text, blocks=[b for b in result.blocks], url=result.url)
-    saved = [dict(b.extra) for b in result.blocks]
-    try:
-        for b in result.blocks:
-            b.extra.update(site_fingerprint_pages=b.index % 4, ngram_log_odds=b.index / 10 - 3,
-                           content_probability=b.score, flag=True)
-        report = render_report(result)
-    finally:
-        for b, extra in zip(result.blocks, saved):
-            b.extra.clear()
-            b.extra.update(extra)
-    doc = lxml.html.fromstring(report)
-    captions = doc.xpath("//figcaption//b/text()")
-    for key in ("site_fingerprint_pages", "ngram_log_odds", "content_probability"):
-        assert key in captions
-    assert "flag" not in captions  # booleans are shown in the table, not charted
-    assert "dashed line at 0.5" in doc.xpath('string(//figure[.//b="content_probability"])')
-    row = doc.xpath('//li[@id="b5"]//tr[th="ngram_log_odds"]/td/text()')
-    assert row == ["-2.5"]
-
-
-def test_page_level_extras_are_shown():
+def test_optional_numbers_get_a_chart_and_every_optional_field_a_row():
     result = extract(HOSTILE, "https://example.com/a", extractor="density")
-    result.extra["site_learning"] = {"pages": 12, "template": 4}
-    result.extra["_item_fields"] = {"clean_text": "plumbing"}
+    assert "optional features" not in render_report(result)  # none set: no panel, no key
+    for b in result.blocks:
+        b.site_fingerprint_pages = b.index % 4
+        b.ngram_log_odds = b.index / 10 - 3
+        b.cf_class = "near-good"
+    doc = lxml.html.fromstring(render_report(result))
+    captions = doc.xpath("//figcaption//b/text()")
+    assert "site_fingerprint_pages" in captions and "ngram_log_odds" in captions
+    assert "cf_class" not in captions  # text is shown in the table, not charted
+    assert doc.xpath('//li[@id="b1"]//tr[th="ngram_log_odds"]/td/text()') == ["-2.9"]
+    assert doc.xpath('//li[@id="b1"]//tr[th="cf_class"]/td/text()') == ["near-good"]
+    assert doc.xpath('//li[@id="b1"]//tr[th="justext_class"]') == []  # unset: no row
+
+
+def test_what_site_learning_decided_is_shown():
+    result = extract(HOSTILE, "https://example.com/a", extractor="density")
+    assert not lxml.html.fromstring(render_report(result)).xpath('//p[@class="meta facts"]')
+    result.site_learning = SiteDecisions(pages=12, template=4, voted=0, supervised=False)
     doc = lxml.html.fromstring(render_report(result))
     facts = doc.xpath('string(//p[@class="meta facts"])')
-    assert "site_learning" in facts and '"pages": 12' in facts
-    assert "_item_fields" not in facts
-
-
-def test_result_to_html_is_the_report(page_0082):
-    result, report = page_0082
-    assert result.to_html() == report
+    assert "model of 12 pages" in facts and "4 template blocks" in facts
 
 
 def test_a_page_without_blocks_still_reports_why():
@@ -250,7 +236,7 @@ def test_cli_store_classifies_with_the_learned_site_model(tmp_path):
     assert main(["inspect", str(site / "bees.html"), "--store", store, "--site", "club.example",
                  "-o", str(out)]) == 0
     doc = lxml.html.fromstring(out.read_text("utf-8"))
-    assert "site_learning" in doc.xpath('string(//p[@class="meta facts"])')
+    assert "site learning: model of 5 pages" in doc.xpath('string(//p[@class="meta facts"])')
     captions = doc.xpath("//figcaption//b/text()")
     assert "site_fingerprint_pages" in captions and "ngram_log_odds" in captions
     # The shared navigation was seen on every page learned; the article text on one at most.

@@ -80,8 +80,8 @@ def render(html_path: Path, tmp_path: Path) -> tuple[bytes, str]:
 def test_report_renders_in_chromium_without_console_errors(tmp_path, wcxb):
     html, truth = wcxb("4297")
     result = extract(html, truth["url"], extractor="density")
-    for b in result.blocks:  # an extra panel, as site learning and the n-gram model add
-        b.extra["content_probability"] = b.score
+    for b in result.blocks:  # an extra panel, as ``inspect --store`` adds
+        b.ngram_log_odds = b.score - 0.5
     report = tmp_path / "report.html"
     report.write_text(render_report(result), encoding="utf-8")
     png, log = render(report, tmp_path)

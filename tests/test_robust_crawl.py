@@ -66,7 +66,7 @@ def test_a_crawl_through_broken_pages_exports_every_item(zoo_url, tmp_path):
     store = tmp_path / "sites.db"
     store.write_bytes(b"SQLite format 3\x00" + b"\xff" * 3000)  # a corrupt store file
     (stats,), log = crawl(tmp_path, {
-        "settings": {**feed(out), "DECLUTTER_STORE": f"sqlite:///{store}", "DECLUTTER_MAX_SIZE": 30_000_000,
+        "settings": {**feed(out), "DECLUTTER_STORE": f"sqlite:///{store}",
                      "DECLUTTER_BLOCKS_FIELD": "blocks"},
         "args": {"start_url": f"{zoo_url}/index.html"},
     })

@@ -168,9 +168,17 @@ def test_100000_levels_of_nesting_keep_their_text_flattened(caplog):
 
 def test_a_too_deep_tree_from_scrapy_is_segmented_as_far_as_the_parser_went():
     root = Selector(text=deep_page(5_000)).root  # what response.selector.root holds
-    page = Page.from_root(root, URL)
+    page = Page.from_tree(root, URL)
     assert reason_kind(page.reason) == "too_deep"
     assert page.blocks[0].text == "Before the pit."
+    assert "After the pit." not in [b.text for b in page.blocks]
+
+
+def test_a_too_deep_tree_with_its_text_is_re_read_flat():
+    html = deep_page(5_000)
+    page = Page.from_tree(Selector(text=html).root, URL, source=lambda: html)
+    assert page.reason.endswith("text re-read without nesting")
+    assert [b.text for b in page.blocks] == ["Before the pit.", "At the bottom.", "After the pit."]
 
 
 def test_nesting_the_parser_handles_is_not_flagged():

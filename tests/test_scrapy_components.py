@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import subprocess
@@ -22,8 +23,10 @@ from scrapy_declutter import (
     DeclutterPipeline,
     DeclutterSpiderMiddleware,
 )
+from scrapy_declutter.integration import handoff
 from scrapy_declutter.integration.items import FieldWriter, field_values
 from scrapy_declutter.integration.settings import DEFAULTS, DeclutterOptions, SettingsError
+from scrapy_declutter.limits import MAX_BYTES
 from scrapy_declutter.result import Result
 
 ADDON = {"ADDONS": {"scrapy_declutter.Addon": 500}}
@@ -145,7 +148,7 @@ def _middleware(**settings):
 
 
 def test_skip_reasons():
-    mw = _middleware(DECLUTTER_MAX_SIZE=100)
+    mw = _middleware()
     opts = mw.state.options
     req = Request("https://example.com/", callback=lambda r: None)
     html = HtmlResponse("https://example.com/", body=b"<p>hi</p>", request=req)
@@ -153,8 +156,21 @@ def test_skip_reasons():
     assert mw.skip_reason(Request("https://example.com/", callback=NO_CALLBACK), html, opts) == "no_callback"
     assert mw.skip_reason(req, Response("https://example.com/", body=b"\x89PNG"), opts) == "non_html"
     assert mw.skip_reason(req, html.replace(status=404), opts) == "status"
-    assert mw.skip_reason(req, html.replace(body=b"<p>" + b"x" * 200 + b"</p>"), opts) == "too_large"
     assert mw.skip_reason(req, html.replace(body=b"  "), opts) == "empty"
+
+
+def test_one_size_cap_counted_once():
+    assert DEFAULTS["DECLUTTER_MAX_SIZE"] == MAX_BYTES  # the core's cap is the setting's default
+    mw = _middleware(DECLUTTER_MAX_SIZE=100, DECLUTTER_THREADS=False)
+    req = Request("https://example.com/", callback=lambda r: None)
+    big = HtmlResponse("https://example.com/", body=b"<p>" + b"x " * 100 + b"</p>", request=req)
+    assert mw.skip_reason(req, big, mw.state.options) == ""  # not the middleware's to refuse
+    asyncio.run(mw.process_response(req, big))
+    result = handoff.get(big).result
+    assert result.reason.startswith("too_large") and result.text == ""
+    stats = mw.state.stats.get_stats()
+    assert stats["declutter/rejected/too_large"] == 1
+    assert not any(k.startswith("declutter/skipped") for k in stats)
 
 
 def test_unknown_extractor_is_a_setup_error():

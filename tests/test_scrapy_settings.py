@@ -78,7 +78,9 @@ def test_one_converter_reads_settings_spider_arguments_and_meta_alike(option, ra
     ("content_selector", "div[", "is not a CSS or XPath selector"),
     ("content_selector", "//div[", "is not a CSS or XPath selector"),
     ("extractor", "nosuch", "is not an extractor: unknown extractor or step 'nosuch'; valid names"),
-    ("extractor", "tree(dept=1)", "is not a valid extractor"),
+    ("extractor", "tree(dept=1)",
+     "is not an extractor: 'tree' has no parameter 'dept'; its parameters: depth, skip_wrappers"),
+    ("extractor", 'boilerpipe-article(keep_largest="chars")', "is not a valid extractor"),
     ("inspect_sample", "1.5", "is not a rate; use a number from 0 to 1"),
 ])
 def test_a_bad_value_names_the_setting_and_what_it_accepts(option, raw, message):

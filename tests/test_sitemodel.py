@@ -8,11 +8,13 @@ import pytest
 
 from scrapy_declutter import Declutter, extract
 from scrapy_declutter.page import Page
+from scrapy_declutter.registry import Extractor, build_extractor
+from scrapy_declutter.result import SiteDecisions
 from scrapy_declutter.sitelearning import learner
 from scrapy_declutter.sitelearning.learner import TEMPLATE_STEP, SiteLearner
-from scrapy_declutter.sitelearning.model import (
-    MIN_PAGES, ModelFormatError, SiteModel, fingerprint, normalise,
-)
+from scrapy_declutter.errors import ModelFormatError
+from scrapy_declutter.sitelearning.model import MIN_PAGES, SiteModel, fingerprint, normalise
+from scrapy_declutter.sitelearning.step import SITE_LESSON, SITE_MODEL, SiteStep
 from scrapy_declutter.sitelearning.stores.memory import MemoryStore
 from scrapy_declutter.sitelearning.supervision import marker_labels, selector_labels
 
@@ -41,8 +43,8 @@ def article(i: int, *, markers: bool = False) -> str:
 <footer><p>{FOOTER}</p></footer></body></html>"""
 
 
-def footer_label(result) -> str:
-    return next(b for b in result.blocks if b.text.startswith("Copyright")).label
+def footer_label(page_or_result) -> str:
+    return next(b for b in page_or_result.blocks if b.text.startswith("Copyright")).label
 
 
 def test_normalised_fingerprints_ignore_case_digits_and_spacing():
@@ -108,7 +110,7 @@ def test_selector_supervision_labels_blocks_and_trains_the_classifier():
 
     dec = Declutter("density", content_selector="#main", flush_every=1)
     result = dec.extract(article(1), "https://example.org/1")
-    assert result.extra["site_learning"]["supervised"] is True
+    assert result.site_learning is not None and result.site_learning.supervised is True
     assert result.text.startswith("Story number 1") and "Copyright" not in result.text
     examples = dec.model("example.org").classifier.examples
     assert examples["keep"] >= 5 and examples["discard"] >= 3
@@ -151,7 +153,7 @@ def test_site_key_is_configurable_and_extract_stays_stateless():
     dec.extract(article(1), "https://a.example/1")
     dec.extract(article(2), "https://b.example/2")
     assert dec.model("all-in-one").pages == 2
-    assert extract(article(1), "https://a.example/1").extra == {}
+    assert extract(article(1), "https://a.example/1").site_learning is None
 
 
 def test_site_learning_off_is_plain_extraction():
@@ -185,14 +187,14 @@ def test_corrupt_stored_model_gives_a_logged_error_and_a_fresh_model(caplog):
     assert SiteModel.from_bytes(store._get("example.org")).pages == 1  # replaced
 
 
-def test_learner_confidence_reads_a_published_cut():
+def test_learner_confidence_reads_the_cut_of_the_deciding_step():
     page = Page.from_html(article(1), "https://example.org/1")
     block = page.blocks[0]
     block.set_label("content", 0.7, "some-step")
-    learner = SiteLearner()
-    assert learner.confidence(page, block) == pytest.approx(0.2)
-    page.notes["cuts"] = {"some-step": 0.3}
-    assert learner.confidence(page, block) == pytest.approx(0.4)
+    assert SiteLearner().confidence(block) == pytest.approx(0.2)
+    assert SiteLearner(cuts={"some-step": 0.3}).confidence(block) == pytest.approx(0.4)
+    block.set_label("boilerplate", 0.1, "some-step")
+    assert SiteLearner(cuts={"some-step": 0.3}).confidence(block) == pytest.approx(0.2)
 
 
 def test_classifier_votes_on_ambiguous_blocks_only_on_supervised_sites():
@@ -200,14 +202,14 @@ def test_classifier_votes_on_ambiguous_blocks_only_on_supervised_sites():
     plain = Declutter("density", flush_every=1, learner=everything_ambiguous)
     for i in range(6):
         result = plain.extract(article(i), f"https://example.org/{i}")
-    assert result.extra["site_learning"]["voted"] == 0  # self-supervised only: no votes
+    assert result.site_learning.voted == 0  # self-supervised only: no votes
     taught = Declutter("density", content_selector="#main", flush_every=1,
                        learner=everything_ambiguous)
     for i in range(6):
         taught.extract(article(i), f"https://example.org/{i}")
     unlabelled = article(8).replace('id="main"', 'id="other"')  # the selector finds nothing
     result = taught.extract(unlabelled, "https://example.org/8")
-    assert result.extra["site_learning"]["voted"] > 0
+    assert result.site_learning.voted > 0
     assert "Paragraph 1 of story 8" in result.text
     assert any(b.step == "site-ngram" for b in result.blocks)
 
@@ -269,3 +271,59 @@ def test_a_page_with_almost_no_content_keeps_it_all(monkeypatch):
                         "Table of Contents": "content", "Home": "boilerplate"}
     monkeypatch.setattr(learner, "MIN_CONTENT_CHARS", 0)
     assert labels()["Table of Contents"] == "boilerplate"
+
+
+# -- the site step -------------------------------------------------------------------------
+def _footer_site(pages: int = 10) -> SiteModel:
+    """A model that has seen the footer on every one of its pages."""
+    return SiteModel("example.org", pages=pages, fingerprints={fingerprint(FOOTER): pages})
+
+
+def test_the_site_step_reads_the_model_from_the_pages_slot():
+    chain = Extractor("density+site", [*build_extractor("density").steps, SiteStep()])
+    page = Page.from_html(article(3), "https://example.org/3")
+    assert page.get(SITE_MODEL) is None
+    chain.run(page)  # no model on the page: the generic labels stand, no lesson
+    assert footer_label(page) == "content" and page.get(SITE_LESSON) is None
+    page = Page.from_html(article(3), "https://example.org/3")
+    model = _footer_site()
+    page.put(SITE_MODEL, model)
+    assert page.get(SITE_MODEL) is model
+    chain.run(page)
+    footer = next(b for b in page.blocks if b.text == FOOTER)
+    assert (footer.label, footer.step) == ("boilerplate", TEMPLATE_STEP)
+    lesson = page.get(SITE_LESSON)
+    assert lesson is not None
+    assert (lesson.template, lesson.voted, lesson.supervised) == (1, 0, False)
+
+
+def test_declutter_reports_what_the_site_step_decided():
+    dec = Declutter("density", flush_every=1)
+    results = [dec.extract(article(i), f"https://example.org/{i}") for i in range(4)]
+    assert results[0].site_learning == SiteDecisions(0, 0, 0, False)  # a new site: nothing yet
+    assert results[1].site_learning == SiteDecisions(1, 0, 0, False)  # under MIN_PAGES: no template
+    assert results[3].site_learning == SiteDecisions(3, 3, 0, False)  # two links and the footer
+    assert extract(article(4), "https://example.org/4").site_learning is None
+
+
+def test_the_site_step_takes_the_users_labels():
+    step = SiteStep(content_selector="#main")
+    page = Page.from_html(article(4), "https://example.org/4")
+    page.put(SITE_MODEL, SiteModel("example.org"))
+    step.process(page)
+    assert page.get(SITE_LESSON).supervised
+    assert {b.step for b in page.blocks} == {"site-supervised"}
+    assert page.blocks[0].text == "Home" and not page.blocks[0].is_content
+
+
+def test_declutter_runs_one_chain_that_ends_with_the_site_step():
+    dec = Declutter("density", flush_every=1)
+    assert isinstance(dec.chain.steps[-1], SiteStep) and not dec.chain.steps[-1].seed
+    generic = build_extractor("density").steps
+    assert [type(s) for s in dec.chain.steps[:-1]] == [type(s) for s in generic]
+    plain = Declutter("density", site_learning=False).chain.steps
+    assert not any(isinstance(s, SiteStep) for s in plain)
+    seed = Declutter("density+ngram").chain.steps
+    assert [s.name for s in seed] == ["density", "ngram", "site"]  # seed 000, then the template
+    assert seed[-1].learner.vote is False  # the seed's filter voted already
+    assert dec.chain.steps[-1].learner.vote is True

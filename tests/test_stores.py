@@ -12,9 +12,10 @@ import time
 import pytest
 
 from scrapy_declutter import Declutter
+from scrapy_declutter.errors import StoreError, StoreUnavailableError
 from scrapy_declutter.sitelearning.model import SiteModel, fingerprint
 from scrapy_declutter.sitelearning.ngram import KEEP
-from scrapy_declutter.sitelearning.stores import StoreError, StoreUnavailableError, open_store
+from scrapy_declutter.sitelearning.stores import open_store
 from scrapy_declutter.sitelearning.stores.memory import MemoryStore
 from scrapy_declutter.sitelearning.stores.sqlite import SQLiteStore
 
@@ -185,7 +186,7 @@ def test_redis_going_away_degrades_to_generic_and_recovers(redis_server, caplog)
         result = dec.extract(page.format("Second story " * 20), "https://example.org/2")
         other = dec.extract(page.format("Other site " * 20), "https://other.org/1")
     assert "Second story" in result.text and "Other site" in other.text
-    assert "site_learning" not in other.extra  # not cached: plain generic extraction
+    assert other.site_learning is None  # not cached: plain generic extraction
     assert any("unavailable" in r.message for r in caplog.records)
     redis_server["proc"] = _start_redis(redis_server["port"])  # back, empty
     with caplog.at_level(logging.WARNING):

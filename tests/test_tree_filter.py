@@ -7,8 +7,8 @@ import pytest
 from scrapy_declutter import extract
 from scrapy_declutter.blocks import BOILERPLATE, CONTENT
 from scrapy_declutter.lab.metric import word_prf
-from scrapy_declutter.extractors import build_extractor
 from scrapy_declutter.page import Page
+from scrapy_declutter.registry import build_extractor
 from scrapy_declutter.steps.tree import DEFAULT_DEPTH, TreeFilter, group_key
 
 P1 = "Alpha paragraph of the story, with forty chars."
@@ -49,7 +49,7 @@ def test_construction_is_what_the_test_assumes():
 
 def test_grandparent_groups_the_article_and_keeps_it_whole():
     page = all_content(PAGE)
-    assert TreeFilter().process(page) is True
+    TreeFilter().process(page)
     assert DEFAULT_DEPTH == 2
     # p -> div.lead/div.more -> article: all three paragraphs in one group,
     # which beats the longest single paragraph (the aside) and the navigation.
@@ -89,10 +89,11 @@ def test_only_content_blocks_compete_and_boilerplate_stays():
 
 def test_no_change_when_one_group_or_none():
     page = Page.from_html(PAGE)
-    assert TreeFilter().process(page) is False  # nothing kept upstream
+    TreeFilter().process(page)  # nothing kept upstream
+    assert kept(page) == [] and all(b.step is None for b in page.blocks)
     page = all_content("<html><body><div><p>one</p><p>two</p></div></body></html>")
-    assert TreeFilter().process(page) is False
-    assert kept(page) == ["one", "two"]
+    TreeFilter().process(page)
+    assert kept(page) == ["one", "two"] and all(b.step == "upstream" for b in page.blocks)
 
 
 def test_negative_depth_is_refused():
@@ -108,14 +109,15 @@ def test_composes_after_any_extractor_with_parameters():
 
 
 @pytest.mark.parametrize("fid", ["0082", "2860", "4297", "4825"])
-def test_change_flag_equals_real_change(wcxb, fid):
+def test_the_filter_only_removes(wcxb, fid):
     html, truth = wcxb(fid)
     page = Page.from_html(html, truth["url"])
     build_extractor("boilerpipe-article").run(page)
     before = [b.label for b in page.blocks]
-    flag = TreeFilter().process(page)
-    assert flag == ([b.label for b in page.blocks] != before)
-    # the filter only ever removes: no block becomes content
+    TreeFilter().process(page)
+    changed = [b for b, old in zip(page.blocks, before) if b.label != old]
+    assert all(b.step == "tree" and not b.is_content for b in changed)
+    # no block becomes content
     assert all(b.is_content <= (old == CONTENT) for b, old in zip(page.blocks, before))
 
 

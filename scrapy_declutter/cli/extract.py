@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..api import extract
-    from ..extractors import build_extractor
+    from ..registry import build_extractor
 
     build_extractor(args.extractor)  # fail on a bad name before reading anything
     for i, path in enumerate(args.paths):

@@ -11,13 +11,14 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from ..errors import DeclutterError
 from .extract import read_input
 
 if TYPE_CHECKING:
     from ..result import Result
+    from ..sitelearning.model import SiteModel
 
 #: Seconds a URL fetch may take, connection and reading together per socket operation.
 FETCH_TIMEOUT = 20.0
@@ -64,20 +65,21 @@ def load_source(arg: str, url: str | None) -> Source:
     return Source("stdin" if arg == "-" else arg, read_input(arg), url)
 
 
-def annotate_with_site_model(result: "Result", model: Any) -> None:
-    """Put what the site model says of each block in ``block.extra``, for the report's charts.
+def annotate_with_site_model(result: "Result", model: "SiteModel") -> None:
+    """Set what the site model says of each block, for the report's charts.
 
     ``site_fingerprint_pages``: on how many of the site's pages the block's text
     was seen; ``ngram_log_odds``: the site's n-gram classifier, keep over discard,
-    in bits (once it has examples of both). Values a step already set are kept.
+    in bits (once it has examples of both). Values already set are kept.
     """
     from ..sitelearning.model import fingerprint
 
     classifier = model.classifier if model.classifier.ready() else None
     for b in result.blocks:
-        b.extra.setdefault("site_fingerprint_pages", model.fingerprints.get(fingerprint(b.text), 0))
-        if classifier is not None:
-            b.extra.setdefault("ngram_log_odds", round(classifier.classify(b.text).log_odds, 3))
+        if b.site_fingerprint_pages is None:
+            b.site_fingerprint_pages = model.fingerprints.get(fingerprint(b.text), 0)
+        if classifier is not None and b.ngram_log_odds is None:
+            b.ngram_log_odds = round(classifier.classify(b.text).log_odds, 3)
 
 
 class Analyser:
@@ -165,7 +167,7 @@ def expand(paths: list[str]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..extractors import build_extractor
+    from ..registry import build_extractor
 
     build_extractor(args.extractor)  # fail on a bad name before reading or fetching anything
     analyse = Analyser(args.extractor, args.store, args.site)

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
             # The file's absolute path stands for its URL, so training twice on the
             # same files does not count them twice.
             result = dec.extract(read_input(path), Path(path).resolve().as_uri())
-            supervised += bool(result.extra.get("site_learning", {}).get("supervised"))
+            supervised += result.site_learning is not None and result.site_learning.supervised
         dec.flush()
         model = dec.model(site)
     summary = model.summary() if model else {}

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..api import result_of
 from ..errors import DeclutterError
-from ..limits import TOO_DEEP
+from ..limits import Limits
 from ..page import Page
 from ..result import Result
 from ..sniff import redecoded
@@ -56,28 +56,29 @@ class Analyser:
         """A page from a response, reusing the tree Scrapy parses for ``response.selector``.
 
         The body is checked first, as ``Page.from_html`` does (blank, binary
-        behind an HTML content type, over the core's size cap): such a page is
-        passed through with a reason and never parsed. A tree the parser cut
-        short (nested too deep) is re-read from ``text()`` by the core's
-        salvage path, so its text is not lost. ``root`` and ``text`` are
-        callables so that only what is needed gets parsed or decoded.
+        behind an HTML content type, over ``DECLUTTER_MAX_SIZE``): such a page
+        is passed through with a reason and never parsed. A header that lies
+        about the charset garbles Scrapy's tree, so then the repaired text is
+        checked and parsed instead of it. A tree the parser cut short (nested
+        too deep) is re-read flat from its text by ``Page.from_tree``, the one
+        parse more it needs. ``root`` and ``text`` are callables so that only
+        what is needed gets parsed or decoded.
         """
-        refused = Page.refused(body, url, content_type=content_type)
+        limits = _limits(options)
+        refused = Page.refused(body, url, content_type=content_type, limits=limits)
         if refused is not None:
             return self._run(refused, options)
-        # A header that lies about the charset garbles Scrapy's response.text;
-        # then the page is parsed again from the repaired text.
-        repaired = redecoded(body, content_type, text())
+        decoded = text()
+        repaired = redecoded(body, content_type, decoded)
         if repaired is not None:
-            return self._run(Page.from_html(repaired, url), options)
-        page = Page.from_root(root(), url)
-        if page.reason.startswith(TOO_DEEP):
-            page = Page.from_html(text(), url)
+            page = Page.from_html(repaired, url, limits=limits)
+        else:
+            page = Page.from_tree(root(), url, source=decoded, limits=limits)
         return self._run(page, options)
 
     def analyse_html(self, html: str | bytes, url: str | None, options: DeclutterOptions) -> Result:
         """A page from raw HTML, e.g. an item's HTML field."""
-        return self._run(Page.from_html(html, url), options)
+        return self._run(Page.from_html(html, url, limits=_limits(options)), options)
 
     def _run(self, page: Page, options: DeclutterOptions) -> Result:
         if options.site_key:
@@ -129,3 +130,8 @@ class Analyser:
         finally:
             if store is not None:
                 store.close()
+
+
+def _limits(options: DeclutterOptions) -> Limits:
+    """The core's caps, with ``DECLUTTER_MAX_SIZE`` as the one size cap."""
+    return Limits(max_bytes=options.max_size)

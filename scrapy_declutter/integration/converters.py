@@ -84,8 +84,8 @@ def runnable_extractor(spec: str) -> None:
     fail on every page and leave every item with empty text.
     """
     from ..errors import UnknownExtractorError
-    from ..extractors import build_extractor
     from ..page import Page
+    from ..registry import build_extractor
 
     try:
         chain = build_extractor(spec)
@@ -94,7 +94,7 @@ def runnable_extractor(spec: str) -> None:
                          "e.g. boilerpipe-article+tree") from None
     except ImportError as e:
         raise ValueError(f"cannot be loaded: {_import_fix(e)}") from None
-    except (TypeError, ValueError) as e:  # a parameter the step does not take
+    except (TypeError, ValueError) as e:  # a parameter value the step refuses
         raise ValueError(f"is not a valid extractor: {e}") from None
     try:
         chain.run(Page.from_html(_SAMPLE_PAGE, "https://example.com/check"))

@@ -21,25 +21,17 @@ Rules, the same for dicts, ``scrapy.Item``, dataclasses and attrs classes:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
-from ..result import Result
+from .settings import FIELD_KINDS
 
 if TYPE_CHECKING:
+    from ..result import Result
     from .settings import DeclutterOptions
 
 logger = logging.getLogger(__name__)
-
-#: Option naming an item field -> what a Result puts in it, in plain JSON types.
-#: A new kind of field is one entry here and its ``*_field`` option in settings.
-FIELD_KINDS: dict[str, Callable[[Result], Any]] = {
-    "text_field": lambda result: result.text,
-    "blocks_field": Result.labels,
-    "title_field": lambda result: result.title,
-}
 
 
 def field_values(result: Result | None, options: DeclutterOptions) -> dict[str, Any]:

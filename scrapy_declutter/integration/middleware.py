@@ -63,10 +63,12 @@ def request_options(state: CrawlState, request: Request) -> DeclutterOptions | N
 class DeclutterMiddleware(CrawlComponent):
     """Downloader middleware: each HTML page's Result, for its callback and items.
 
-    Passes through untouched: non-HTML responses, non-2xx responses, bodies
-    over ``DECLUTTER_MAX_SIZE``, requests with ``callback=NO_CALLBACK``
-    (robots.txt, media downloads) and requests whose ``meta["declutter"]`` is
-    False. Each reason is counted under ``declutter/skipped/<reason>``.
+    Passes through untouched: non-HTML responses, non-2xx responses, empty
+    bodies, requests with ``callback=NO_CALLBACK`` (robots.txt, media
+    downloads) and requests whose ``meta["declutter"]`` is False. Each reason
+    is counted under ``declutter/skipped/<reason>``. A body over
+    ``DECLUTTER_MAX_SIZE`` is the core's to refuse, unparsed, like any page
+    over its caps (``declutter/rejected/too_large``).
     """
 
     def __init__(self, crawler: Crawler) -> None:
@@ -84,8 +86,6 @@ class DeclutterMiddleware(CrawlComponent):
             return "non_html"
         if not 200 <= response.status < 300:
             return "status"
-        if len(response.body) > options.max_size:
-            return "too_large"
         if not response.body.strip():
             return "empty"
         return ""

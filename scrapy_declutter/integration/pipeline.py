@@ -34,10 +34,7 @@ class DeclutterPipeline(CrawlComponent):
         if not isinstance(html, (str, bytes)):
             state.skip("html_field_type")
             output = PageOutput.unanalysed(options)
-        elif len(html) > options.max_size:
-            state.skip("too_large")
-            output = PageOutput.unanalysed(options)
-        else:
+        else:  # one over DECLUTTER_MAX_SIZE is the core's to refuse (declutter/rejected/too_large)
             url = url if isinstance(url, str) else None
             output = await state.analyse(url, options, state.analyser.analyse_html, html, url)
             if output.result is not None:

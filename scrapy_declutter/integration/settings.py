@@ -25,19 +25,30 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import DeclutterError
+from ..errors import SettingsError
+from ..limits import MAX_BYTES
 from ..report.files import DEFAULT_INSPECT_SAMPLE
+from ..result import Result
 from .converters import boolean, css_or_xpath, extractor_name, optional_text, rate, size
-from .items import FIELD_KINDS
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings
 
-#: Bodies larger than this many bytes pass through unanalysed (``declutter/skipped/too_large``).
-DEFAULT_MAX_SIZE = 5 * 1024 * 1024
+#: Bodies larger than this many bytes pass through unparsed (``declutter/rejected/too_large``):
+#: the core's one size cap (``limits.MAX_BYTES``), which this setting moves.
+DEFAULT_MAX_SIZE = MAX_BYTES
 #: Name of the SQLite file the default store keeps in the project's ``.scrapy`` data dir.
 DEFAULT_STORE_FILE = "declutter.sqlite3"
+#: Option naming an item field -> what a Result puts in it, in plain JSON types
+#: (``items`` writes them). A new kind of field is one entry here and its
+#: ``*_field`` option below. Here, not in ``items``, so that settings need not
+#: import the module that reads the options (an import cycle).
+FIELD_KINDS: dict[str, Callable[[Result], Any]] = {
+    "text_field": lambda result: result.text,
+    "blocks_field": Result.labels,
+    "title_field": lambda result: result.title,
+}
 
 PREFIX = "DECLUTTER_"
 #: Request meta key: ``False`` skips the request, a dict overrides options for it.
@@ -46,13 +57,6 @@ META_KEY = "declutter"
 SPIDER_ARGUMENT_PREFIX = "declutter_"
 #: Response flag added to every analysed response (like "zyte-api", "playwright").
 RESPONSE_FLAG = "declutter"
-
-
-class SettingsError(DeclutterError, ValueError):
-    """DECLUTTER_* values or meta overrides that cannot be used; one argument per problem."""
-
-    def __str__(self) -> str:
-        return "\n".join(str(a) for a in self.args)
 
 
 @dataclass(frozen=True)

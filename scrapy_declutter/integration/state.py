@@ -174,12 +174,13 @@ class CrawlState:
                 stats.inc_value("declutter/errors")
         stats.inc_value("declutter/blocks", len(result.blocks))
         stats.inc_value("declutter/content_blocks", sum(1 for b in result.blocks if b.is_content))
-        learned = result.extra.get("site_learning")
-        if isinstance(learned, dict):  # what the site model decided on this page
+        learned = result.site_learning
+        if learned is not None:  # what the site model decided on this page
             stats.inc_value("declutter/site_learning/pages")
-            for key in ("template", "voted"):
-                if learned.get(key):
-                    stats.inc_value(f"declutter/site_learning/{key}_blocks", int(learned[key]))
+            if learned.template:
+                stats.inc_value("declutter/site_learning/template_blocks", learned.template)
+            if learned.voted:
+                stats.inc_value("declutter/site_learning/voted_blocks", learned.voted)
         if result.site and result.site not in self.sites:
             self.sites.add(result.site)
             stats.set_value("declutter/sites", len(self.sites))

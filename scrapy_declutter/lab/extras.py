@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from ..errors import DeclutterError
+from ..errors import MissingExtraError
 
 #: Importable module -> (distribution to install, the scrapy-declutter extra that brings it).
 EXTRAS: dict[str, tuple[str, str]] = {
@@ -23,10 +23,6 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "lightgbm": ("lightgbm", "train"),
     "hypothesis": ("hypothesis", "test"),
 }
-
-
-class MissingExtraError(DeclutterError):
-    """A lab command needs an optional dependency that cannot be imported."""
 
 
 def require(command: str, module: str) -> None:

@@ -33,7 +33,7 @@ SITE_RUNS = ("site:default", "site:density+ngram")
 
 def systems() -> list[str]:
     """Every system a saved run holds, in a fixed order."""
-    from ..extractors import REGISTRY
+    from ..registry import REGISTRY
 
     return sorted(REGISTRY) + list(COMPOSED) + list(SITE_RUNS)
 

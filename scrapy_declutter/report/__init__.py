@@ -1,8 +1,9 @@
 """Inspection reports: see every block's label, score, deciding step and features.
 
-``render_report(result)`` (also ``Result.to_html()``) returns one
-self-contained HTML page: per-block charts like the Dragnet seed's, the blocks
-in page order tinted by label, the clean text as exported and the counts.
+``render_report(result)`` returns one self-contained HTML page: per-block
+charts like the Dragnet seed's, the blocks in page order tinted by label, the
+clean text as exported and the counts. (A Result is data and renders nothing
+itself: the report depends on the Result, never the other way.)
 ``render_index`` links several reports; ``save_report`` writes one to a folder.
 """
 

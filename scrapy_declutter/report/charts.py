@@ -25,10 +25,15 @@ CHART_HEIGHT = 100
 CHART_PAD = 2
 #: Share of a block's unit of width its bar fills (the rest is the gap).
 BAR_WIDTH = 0.8
-#: Extra features charted at most, so a block with many extras keeps the page short.
-MAX_EXTRA_PANELS = 6
-#: Key fragments that mark an extra as a probability: its panel gets the 0.5 cut-off line.
-PROBABILITY_KEYS = ("prob",)
+#: Optional block fields the report shows where a step or command set them
+#: (``Block``'s last fields), with what sets them: in each block's feature table,
+#: and charted when numeric.
+OPTIONAL_FEATURES = {
+    "cf_class": "jusText",
+    "justext_class": "jusText",
+    "site_fingerprint_pages": "site model",
+    "ngram_log_odds": "site model",
+}
 
 
 @dataclass(frozen=True)
@@ -39,7 +44,6 @@ class Panel:
     values: tuple[float | None, ...]
     low: float
     high: float
-    cutoff: float | None = None
     note: str = ""
 
 
@@ -51,23 +55,23 @@ def _finite(v: object) -> float | None:
 
 
 def _panel(title: str, values: Sequence[float | None], *, low: float | None = None,
-           high: float | None = None, cutoff: float | None = None, note: str = "") -> Panel:
+           high: float | None = None, note: str = "") -> Panel:
     present = [v for v in values if v is not None]
     lo = min([0.0, *present]) if low is None else low
     hi = max([0.0, *present]) if high is None else high
     if hi - lo <= 0:
         hi = lo + 1.0
-    return Panel(title, tuple(values), lo, hi, cutoff, note)
+    return Panel(title, tuple(values), lo, hi, note)
 
 
-def numeric_extras(blocks: Sequence["Block"]) -> list[str]:
-    """Keys of ``block.extra`` holding a finite number on at least one block, sorted."""
-    keys = {k for b in blocks for k, v in b.extra.items() if _finite(v) is not None}
-    return sorted(keys)
+def optional_numbers(blocks: Sequence["Block"]) -> list[str]:
+    """The optional features holding a finite number on at least one block, in field order."""
+    return [name for name in OPTIONAL_FEATURES
+            if any(_finite(getattr(b, name)) is not None for b in blocks)]
 
 
 def panels_for(blocks: Sequence["Block"]) -> list[Panel]:
-    """The seed's panels: shallow-text features, then whatever extras steps left, then scores."""
+    """The seed's panels: shallow-text features, then the optional numbers set, then scores."""
     def col(get: Callable[["Block"], object]) -> list[float | None]:
         return [_finite(get(b)) for b in blocks]
 
@@ -77,14 +81,9 @@ def panels_for(blocks: Sequence["Block"]) -> list[Panel]:
         _panel("Character density (text / (text + markup))", col(lambda b: b.char_density),
                low=0.0, high=1.0),
     ]
-    for key in numeric_extras(blocks)[:MAX_EXTRA_PANELS]:
-        is_prob = any(p in key.lower() for p in PROBABILITY_KEYS)
-        values = col(lambda b, k=key: b.extra.get(k))
-        if is_prob:
-            panels.append(_panel(key, values, low=0.0, high=1.0, cutoff=0.5,
-                                 note="from block.extra"))
-        else:
-            panels.append(_panel(key, values, note="from block.extra"))
+    for name in optional_numbers(blocks):
+        panels.append(_panel(name, col(lambda b, n=name: getattr(b, n)),
+                             note=f"from the {OPTIONAL_FEATURES[name]}"))
     panels.append(_panel("Score of the deciding step", col(lambda b: b.score)))
     return panels
 
@@ -123,9 +122,5 @@ def render_panel(panel: Panel, blocks: Sequence["Block"]) -> str:
             f'y="{_num(top)}" width="{BAR_WIDTH}" height="{_num(bottom - top)}">'
             f"<title>#{b.index} {escape(b.label)}: {v:.3g}</title></rect></a>"
         )
-    if panel.cutoff is not None and panel.low < panel.cutoff < panel.high:
-        yc = _num(y_of(panel.cutoff))
-        out.append(f'<line class="cutoff" x1="0" x2="{n}" y1="{yc}" y2="{yc}" '
-                   'vector-effect="non-scaling-stroke"/>')
     out.append("</svg>")
     return "".join(out)

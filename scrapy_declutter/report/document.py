@@ -1,7 +1,7 @@
 """The inspection report: one self-contained HTML page per Result, and an index.
 
 Everything taken from the page (block text, title, URL, ids, classes, and
-whatever steps put in ``block.extra``) goes through ``html.escape``, so a
+the optional block fields steps set, such as jusText's classes) goes through ``html.escape``, so a
 report never carries the page's markup; a Content-Security-Policy that allows
 no script, no network and no frames backs that up should anything slip. The
 report has no script at all: blocks expand with ``<details>``, the
@@ -16,13 +16,14 @@ from html import escape
 from numbers import Real
 from typing import TYPE_CHECKING, Any, Iterable
 
-from .charts import numeric_extras, panels_for, render_panel
+from ..version import __version__
+from .charts import OPTIONAL_FEATURES, optional_numbers, panels_for, render_panel
 
 if TYPE_CHECKING:
     from ..blocks import Block
     from ..result import Result
 
-#: Longest non-numeric ``block.extra`` value shown, in characters.
+#: Longest text value shown in a block's feature table, in characters.
 MAX_EXTRA_TEXT = 200
 #: What the report may load: nothing but its own inline style (and data: images).
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -46,7 +47,6 @@ figcaption b{color:var(--fg);font-weight:600}
 svg.chart{display:block;width:100%;height:56px;background:#f8f9fa;border:1px solid #e9ecef}
 svg .c{fill:var(--c)}svg .b{fill:var(--b)}svg a:hover rect{fill:#f59f00}
 svg .axis{stroke:#adb5bd;stroke-width:1}
-svg .cutoff{stroke:#495057;stroke-width:1;stroke-dasharray:4 3}
 ol.blocks{list-style:none;padding:0;margin:0}
 ol.blocks>li{margin:2px 0;border-left:4px solid;border-radius:3px}
 ol.blocks>li.content{background:var(--cb);border-color:var(--c)}
@@ -111,8 +111,10 @@ def _features(block: "Block") -> str:
         ("id/class tokens", escape(" ".join(dict.fromkeys(block.tokens()))) or "—"),
         ("decisions", escape(" → ".join(f"{s}: {lab}" for s, lab in block.trail)) or "—"),
     ]
-    extras = sorted(block.extra.items(), key=lambda kv: str(kv[0]))
-    rows += [(escape(str(k)), _fmt(v)) for k, v in extras]
+    for name in OPTIONAL_FEATURES:
+        value = getattr(block, name)
+        if value is not None:
+            rows.append((name, _fmt(value)))
     body = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in rows)
     return f'<table class="f">{body}</table>'
 
@@ -162,8 +164,6 @@ def _head(title: str) -> str:
 
 
 def _footer() -> str:
-    from .. import __version__
-
     return (f"<footer>scrapy_declutter {escape(__version__)} inspection report. "
             "Self-contained: no script, nothing loaded from the network.</footer></body></html>\n")
 
@@ -191,16 +191,17 @@ def render_report(result: "Result", *, source: str | None = None) -> str:
     ]
     if result.reason:
         out.append(f'<p class="reason">Not analysed: {escape(result.reason)}</p>')
-    # Page-level facts steps and site learning left (e.g. the site model's size);
-    # keys starting with "_" are plumbing between components, not facts.
-    facts = " · ".join(f"{escape(str(k))}: {_fmt(v)}" for k, v in result.extra.items()
-                       if not str(k).startswith("_"))
-    if facts:
-        out.append(f'<p class="meta facts">{facts}</p>')
-    extras = numeric_extras(blocks)
+    site = result.site_learning
+    if site is not None:  # what the site step decided on this page
+        out.append(
+            f'<p class="meta facts">site learning: model of {site.pages} pages · '
+            f"{site.template} template blocks · {site.voted} voted by the n-gram classifier · "
+            f"supervised: {_fmt(site.supervised)}</p>"
+        )
+    extras = optional_numbers(blocks)
     out.append(
         '<p class="key">Colours:<i class="kc"></i>content<i class="kb"></i>boilerplate'
-        + (f" · block.extra features: {escape(', '.join(extras))}" if extras else "")
+        + (f" · optional features: {escape(', '.join(extras))}" if extras else "")
         + ' · <a href="#charts">charts</a> · <a href="#blocks">blocks</a> · '
         '<a href="#text">clean text</a></p></header>'
     )
@@ -208,10 +209,9 @@ def render_report(result: "Result", *, source: str | None = None) -> str:
     if blocks:
         for panel in panels_for(blocks):
             note = f" ({escape(panel.note)})" if panel.note else ""
-            cut = f", dashed line at {panel.cutoff:g}" if panel.cutoff is not None else ""
             out.append(
                 f"<figure><figcaption><span><b>{escape(panel.title)}</b>{note}</span>"
-                f"<span>{panel.low:.3g} … {panel.high:.3g}{cut}</span></figcaption>"
+                f"<span>{panel.low:.3g} … {panel.high:.3g}</span></figcaption>"
                 f"{render_panel(panel, blocks)}</figure>"
             )
     else:

@@ -3,6 +3,8 @@
 * ``ngram`` — character n-gram LMs (Witten–Bell) and the keep/discard classifier;
 * ``model`` — a site's model: block fingerprints, pages seen, the classifier;
 * ``learner`` — how a model labels a page and what the page teaches it;
+* ``step`` — ``SiteStep``, which applies those rules as the last step of a chain
+  (and, as the part ``ngram``, seed 000's n-gram filter);
 * ``supervision`` — labels from a content selector or comment markers;
 * ``stores`` — memory, SQLite and Redis stores, chosen by URI;
 * ``declutter`` — ``Declutter``, the stateful extraction API.
@@ -11,6 +13,8 @@
 from .declutter import Declutter
 from .model import SiteModel
 from .ngram import NGramClassifier, NGramLM
+from .step import SiteStep
 from .stores import SiteStore, open_store
 
-__all__ = ["Declutter", "NGramClassifier", "NGramLM", "SiteModel", "SiteStore", "open_store"]
+__all__ = ["Declutter", "NGramClassifier", "NGramLM", "SiteModel", "SiteStep", "SiteStore",
+           "open_store"]

@@ -1,8 +1,10 @@
 """``Declutter``: extraction that learns each site as it goes.
 
-One object per crawl (or per thread): each page is labelled by the generic
-extractor, then by what its site taught so far (see ``learner``), and then
-teaches its site's model. Models live in a store (``memory:``,
+One object per crawl (or per thread). Per page: load the site's model, run
+the chain (the generic extractor's steps, then the site step, which labels
+the page with what its site taught so far: see ``step`` and ``learner``),
+learn from the page, and write the site's increments when due. Models live
+in a store (``memory:``,
 ``sqlite:///...``, ``redis://...``); this object keeps the models of recent
 sites in memory and writes its increments (deltas) every ``flush_every``
 pages of a site and on ``close()``, so several processes sharing a store add
@@ -23,13 +25,14 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..api import result_of
-from ..extractors import build_extractor
+from ..errors import StoreUnavailableError
 from ..page import Page
-from ..result import Result
+from ..registry import Extractor, build_extractor
+from ..result import Result, SiteDecisions
 from .learner import SiteLearner
 from .model import SiteModel
-from .stores import SiteStore, StoreUnavailableError, open_store
-from .supervision import marker_labels, selector_labels
+from .step import SITE_LESSON, SITE_MODEL, SiteStep
+from .stores import SiteStore, open_store
 
 logger = logging.getLogger(__name__)
 
@@ -39,8 +42,6 @@ FLUSH_EVERY = 16
 MAX_CACHED_SITES = 64
 #: Seconds before an unreachable store is tried again.
 RETRY_AFTER = 10.0
-#: The key under which steps find the site model in ``page.notes``.
-SITE_MODEL_NOTE = "site_model"
 
 
 @dataclass
@@ -65,17 +66,20 @@ class Declutter:
                  learn: bool = True, flush_every: int = FLUSH_EVERY,
                  learner: SiteLearner | None = None, retry_after: float = RETRY_AFTER) -> None:
         self.extractor = extractor
-        self.chain = build_extractor(extractor)
+        chain = build_extractor(extractor)
         self.site_learning = site_learning
         self.site_key = site_key
-        self.content_selector = content_selector
-        self.markers = markers
         self.learn = learn
         self.flush_every = max(1, flush_every)
         self.retry_after = retry_after
-        # A chain with its own n-gram step (``density+ngram``) votes there, not here.
-        vote = not any(getattr(s, "name", "") == "ngram" for s in self.chain.steps)
+        # A chain with seed 000's n-gram filter (density+ngram) votes there, not in the site step.
+        vote = not any(isinstance(s, SiteStep) and s.seed for s in chain.steps)
         self.learner = learner or SiteLearner(vote=vote)
+        if site_learning:
+            site_step = SiteStep(learner=self.learner, content_selector=content_selector,
+                                 markers=markers)
+            chain = Extractor(extractor, [*chain.steps, site_step])
+        self.chain = chain
         self.store = open_store(store) if site_learning else None
         self._sites: OrderedDict[str, _SiteState] = OrderedDict()
         self._down_until = 0.0
@@ -92,15 +96,15 @@ class Declutter:
         if self.site_key is not None:
             page.site = self.site_key(page.url) or ""
         state = self._state(page.site) if self.site_learning and page.site else None
-        if state is not None:
-            page.notes[SITE_MODEL_NOTE] = state.model
+        page.put(SITE_MODEL, state.model if state is not None else None)
         self.chain.run(page)
-        if state is None or not page.blocks:
+        lesson = page.get(SITE_LESSON)
+        if state is None or lesson is None:
             return result_of(page, self.extractor)
-        lesson = self.learner.apply(page, state.model, self._supervision(page))
-        result = result_of(page, self.extractor)
-        result.extra["site_learning"] = {"pages": state.model.pages, "template": lesson.template,
-                                         "voted": lesson.voted, "supervised": lesson.supervised}
+        # Before learning: what the model was when it labelled the page.
+        decisions = SiteDecisions(state.model.pages, lesson.template, lesson.voted,
+                                  lesson.supervised)
+        result = result_of(page, self.extractor, site_learning=decisions)
         if self.learn and not state.model.seen_url(page.url):
             self.learner.learn((state.model, state.delta), lesson, page.url)
             state.unsaved += 1
@@ -134,14 +138,6 @@ class Declutter:
         self.close()
 
     # -- internals --------------------------------------------------------------
-    def _supervision(self, page: Page) -> list[bool] | None:
-        labels = None
-        if self.content_selector:
-            labels = selector_labels(page, self.content_selector)
-        if labels is None and self.markers:
-            labels = marker_labels(page)
-        return labels
-
     def _available(self) -> bool:
         return time.monotonic() >= self._down_until
 

@@ -1,6 +1,6 @@
 """How a site's model labels a page, and what the page teaches the model.
 
-Labels, in order of trust:
+The rules the site step (``step.SiteStep``) applies. Labels, in order of trust:
 
 1. the user's supervision (a content selector or the seed's comment
    markers), when the page offers it: it decides every block;
@@ -133,13 +133,13 @@ class SiteLearner:
         self.vote_to_content = vote_to_content
         self.vote_needs_supervision = vote_needs_supervision
 
-    def confidence(self, page: "Page", block: Block) -> float:
+    def confidence(self, block: Block) -> float:
         """How far the block's score is past its step's cut, on the side of its label.
 
-        A step may publish its cut in ``page.notes["cuts"][step_name]``;
-        otherwise ``cuts`` given here, else 0.5 (a probability-like score).
+        The cut of the block's deciding step is ``cuts[step]`` given here, else
+        0.5 (a probability-like score).
         """
-        cut = page.notes.get("cuts", {}).get(block.step, self.cuts.get(block.step or "", DEFAULT_CUT))
+        cut = self.cuts.get(block.step or "", DEFAULT_CUT)
         return block.score - cut if block.is_content else cut - block.score
 
     def apply(self, page: "Page", model: SiteModel | None,
@@ -186,7 +186,7 @@ class SiteLearner:
                 lesson.template += 1
                 teach(DISCARD, b.text)
                 continue
-            conf = self.confidence(page, b)
+            conf = self.confidence(b)
             if can_vote and conf < self.ambiguous_margin and (b.is_content or self.vote_to_content):
                 verdict = clf.classify(b.text)
                 if abs(verdict.log_odds) >= self.vote_bits * len(b.text):

@@ -30,8 +30,9 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from ..errors import ModelFormatError, ModelVersionError
 from .ngram import FORMAT_VERSION as NGRAM_FORMAT_VERSION
-from .ngram import ModelFormatError, NGramClassifier
+from .ngram import NGramClassifier
 
 #: Largest decompressed site model accepted from a store: a model at every
 #: cap stores as about 0.5 MB of compressed JSON, a few MB inflated.
@@ -54,10 +55,6 @@ FORMAT_NAME = "scrapy-declutter/site-model"
 
 _DIGITS = re.compile(r"\d+")
 _HASH_MASK = (1 << 63) - 1  # fits SQLite INTEGER and JSON exactly
-
-
-class ModelVersionError(ModelFormatError):
-    """A site model written by a newer release: never overwritten, never read."""
 
 
 def normalise(text: str) -> str:
@@ -97,10 +94,6 @@ class SiteModel:
         if self.pages < min_pages:
             return float("inf")
         return max(MIN_TEMPLATE_PAGES, share * self.pages)
-
-    def is_template(self, fp: int, threshold: float | None = None) -> bool:
-        t = self.template_threshold() if threshold is None else threshold
-        return self.fingerprints.get(fp, 0) >= t
 
     # -- learning -------------------------------------------------------------
     def seen_url(self, url: str | None) -> bool:

@@ -39,7 +39,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ..errors import DeclutterError
+from ..errors import ModelFormatError
 from .lmindex import SHIFT, Scorer
 
 #: The seed's n (LingPipe ``NGRAM_SIZE = 6``).
@@ -69,10 +69,6 @@ _SEED = np.uint64(0xCBF29CE484222325)  # FNV-1a offset basis
 _PRIME = np.uint64(0x100000001B3)  # FNV-1a prime
 _LOW32 = np.uint64(0xFFFFFFFF)
 _SHIFT = SHIFT
-
-
-class ModelFormatError(DeclutterError):
-    """Serialised model data that is corrupt, foreign, or from a newer version."""
 
 
 def codepoints(text: str, max_chars: int = MAX_CHARS) -> np.ndarray:

@@ -1,10 +1,12 @@
 """Steps: one algorithm each, reading a Page and writing block labels.
 
 A step is a small object with keyword-only parameters fixed in ``__init__``
-and one method, ``process(page) -> bool``, which returns whether any label
-changed (Boilerpipe's ``BoilerpipeFilter.process``). Per-page state lives on
-the Page (``page.notes``), never on the step, so one chain can be shared by
-threads and by every page of a crawl.
+and one method, ``process(page)``, which labels the page's blocks in place
+(Boilerpipe's ``BoilerpipeFilter.process``, without its "changed" flag: a
+chain runs every step whatever the one before did). Per-page state lives on
+the Page, in typed slots (``page.get(slot)``: the Boilerpipe view, the site
+model), never on the step, so one chain can be shared by threads and by
+every page of a crawl.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ class Step(ABC):
     name: str = "step"
 
     @abstractmethod
-    def process(self, page: "Page") -> bool:
-        """Label (some of) the page's blocks; return whether any label changed."""
+    def process(self, page: "Page") -> None:
+        """Label (some of) the page's blocks."""
 
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())

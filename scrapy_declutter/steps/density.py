@@ -83,16 +83,9 @@ class DensityFilter(Step):
         self.min_chars = min_chars
         self.base = base
 
-    def process(self, page: "Page") -> bool:
+    def process(self, page: "Page") -> None:
         long_blocks = [b for b in page.blocks if b.text_chars >= self.min_chars]
         threshold = density_threshold([b.char_density for b in long_blocks], self.base)
-        changed = False
         for b in page.blocks:
             keep = b.text_chars >= self.min_chars and b.char_density > threshold
-            changed |= b.set_label(CONTENT if keep else BOILERPLATE, b.char_density, self.name)
-        return changed
-
-
-def density_chain(**params: float) -> list[Step]:
-    """Extractor ``density``: the density filter alone."""
-    return [DensityFilter(**params)]
+            b.set_label(CONTENT if keep else BOILERPLATE, b.char_density, self.name)

@@ -210,8 +210,8 @@ class JusText(Step):
     """jusText's context-free and context-sensitive classification as one step.
 
     Labels every block: good → content, bad → boilerplate. The finer classes
-    ride along: ``block.extra["cf_class"]`` (context-free: good, near-good,
-    short, bad) and ``block.extra["justext_class"]`` (final), and the trail
+    ride along: ``block.cf_class`` (context-free: good, near-good, short,
+    bad) and ``block.justext_class`` (final), and the trail
     gets ``("justext:context-free", cf_class)`` before the step's label.
     """
 
@@ -277,7 +277,7 @@ class JusText(Step):
             for b, density in zip(page.blocks, self.stopword_densities(page))
         ]
 
-    def process(self, page: "Page") -> bool:
+    def process(self, page: "Page") -> None:
         blocks = page.blocks
         cf_classes = self.context_free(page)
         headings = [False] * len(blocks) if self.no_headings else [is_heading(b) for b in blocks]
@@ -285,16 +285,9 @@ class JusText(Step):
         final = classify_context_sensitive(
             cf_classes, headings, lengths, max_heading_distance=self.max_heading_distance
         )
-        changed = False
         for b, cf, c in zip(blocks, cf_classes, final):
-            b.extra["cf_class"] = cf
-            b.extra["justext_class"] = c
+            b.cf_class = cf
+            b.justext_class = c
             b.trail.append((f"{self.name}:context-free", cf))
             label = CONTENT if c == GOOD else BOILERPLATE
-            changed |= b.set_label(label, SCORES.get((cf, c), 0.5), self.name)
-        return changed
-
-
-def justext_chain(**params: object) -> list[Step]:
-    """Extractor ``justext``: the jusText step alone; parameters as ``JusText``'s."""
-    return [JusText(**params)]  # type: ignore[arg-type]
+            b.set_label(label, SCORES.get((cf, c), 0.5), self.name)

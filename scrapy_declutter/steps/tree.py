@@ -111,18 +111,16 @@ class TreeFilter(Step):
                 out.setdefault(key, []).append(b)
         return out
 
-    def process(self, page: Page) -> bool:
+    def process(self, page: Page) -> None:
         groups = self.groups(page)
         if len(groups) < 2:
-            return False
+            return
         # max() keeps the first of equal groups: ties go to the earlier one.
         best = max(groups.values(), key=lambda g: sum(b.text_chars for b in g))
-        changed = False
         for group in groups.values():
             if group is not best:
                 for b in group:
-                    changed |= b.set_label(BOILERPLATE, 0.0, self.name)
-        return changed
+                    b.set_label(BOILERPLATE, 0.0, self.name)
 
 
 def tree_chain(*, depth: int = DEFAULT_DEPTH, skip_wrappers: bool = False) -> list[Step]:

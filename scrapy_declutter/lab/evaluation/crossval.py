@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from ...extractors import DEFAULT
+from ...registry import DEFAULT
 from ..dataset import Sample
 from ..training.learned import Corpus, domain_folds, train
 from .runner import PageScore, resolve_system, score_sample

@@ -24,7 +24,7 @@ from lxml import html as lxml_html
 
 from ...api import extract
 from ...errors import UnknownExtractorError
-from ...extractors import build_extractor, extractors
+from ...registry import build_extractor, extractors
 from ...page import decode_html
 from ..dataset import Sample
 from ..metric import snippet_hits, word_prf

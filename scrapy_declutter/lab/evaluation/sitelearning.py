@@ -189,9 +189,10 @@ def seed_experiment(paths: Sequence[str], selector: str, *, train_share: float =
     markers), and its error rate is counted over the density-kept chunks of
     the held-out pages.
     """
-    from ...extractors import build_extractor
+    from ...registry import build_extractor
     from ...sitelearning.model import SiteModel
     from ...sitelearning.ngram import DISCARD, KEEP, NGramClassifier
+    from ...sitelearning.step import SITE_MODEL
     from ...sitelearning.supervision import selector_labels
 
     density, ngram = build_extractor("density"), build_extractor("ngram")
@@ -214,7 +215,7 @@ def seed_experiment(paths: Sequence[str], selector: str, *, train_share: float =
             continue
         density.run(page)
         kept = [b.is_content for b in page.blocks]
-        page.notes["site_model"] = model
+        page.put(SITE_MODEL, model)
         ngram.run(page)
         for b, was_kept, keep in zip(page.blocks, kept, labels):
             if was_kept:
@@ -235,7 +236,7 @@ def supervised_bound(samples: Sequence[Sample], extractor: str = "default", *, m
     learning cannot beat this leave-one-out bound. ``blocks`` is the other
     bound: every kept block the ground truth calls boilerplate dropped.
     """
-    from ...extractors import build_extractor
+    from ...registry import build_extractor
     from ...sitelearning.ngram import DISCARD, KEEP, NGramClassifier
     from ..alignment import align_blocks
 

@@ -13,8 +13,8 @@ from typing import Sequence
 
 from lxml import html as lxml_html
 
-from ...extractors import build_extractor
 from ...page import Page, decode_html, parse_html
+from ...registry import build_extractor
 from ..dataset import Sample
 
 
@@ -30,7 +30,7 @@ def stage_times(samples: Sequence[Sample], extractor: str) -> dict[str, float]:
         t1 = clock()
         root = parse_html(text)
         t2 = clock()
-        page = Page.from_root(root, sample.url)
+        page = Page.from_tree(root, sample.url)
         t3 = clock()
         totals["lxml parse (floor)"] += t1 - t0
         totals["parse (as Page.from_html)"] += t2 - t1

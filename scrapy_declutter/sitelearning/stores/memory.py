@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from ..model import SiteModel
-from . import SiteStore
+from .base import SiteStore
 
 
 class MemoryStore(SiteStore):

@@ -13,8 +13,9 @@ from __future__ import annotations
 import logging
 from urllib.parse import urlsplit, urlunsplit
 
+from ...errors import StoreError, StoreUnavailableError
 from ..model import SiteModel
-from . import SiteStore, StoreError, StoreUnavailableError
+from .base import SiteStore
 
 logger = logging.getLogger(__name__)
 

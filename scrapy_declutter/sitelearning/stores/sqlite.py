@@ -16,8 +16,9 @@ import threading
 import time
 from pathlib import Path
 
+from ...errors import StoreError, StoreUnavailableError
 from ..model import SiteModel
-from . import SiteStore, StoreError, StoreUnavailableError
+from .base import SiteStore
 
 logger = logging.getLogger(__name__)
 

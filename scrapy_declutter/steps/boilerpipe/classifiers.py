@@ -7,7 +7,7 @@ using Shallow Text Features" (WSDM 2010), with the thresholds of seed 002:
 function of (previous, current, next) so a test can walk every leaf.
 
 TerminatingBlocksFinder and DocumentTitleMatchClassifier only put markers on
-units for the filters downstream; they change no label, so they return False.
+units for the filters downstream; they change no label.
 """
 
 from __future__ import annotations
@@ -76,13 +76,11 @@ class _RulesClassifier(Step):
 
     rule: Rule
 
-    def process(self, page: Page) -> bool:
+    def process(self, page: Page) -> None:
         units = document(page).units
         decisions = [self.rule(p, c, n) for p, c, n in neighbours(units)]
-        changed = False
         for unit, content in zip(units, decisions):
-            changed |= unit.set_content(content, self.name)
-        return changed
+            unit.set_content(content, self.name)
 
 
 class NumWordsRulesClassifier(_RulesClassifier):
@@ -135,7 +133,7 @@ class TerminatingBlocksFinder(Step):
     """Mark short blocks that signal the end of the article text (INDICATES_END_OF_TEXT).
 
     Used with IgnoreBlocksAfterContentFilter downstream. Markers are not
-    labels, so this step always returns False.
+    labels: no Block's label changes here.
     """
 
     name = "boilerpipe.TerminatingBlocksFinder"
@@ -143,11 +141,10 @@ class TerminatingBlocksFinder(Step):
     def __init__(self, *, max_words: int = TERMINATING_MAX_WORDS) -> None:
         self.max_words = max_words
 
-    def process(self, page: Page) -> bool:
+    def process(self, page: Page) -> None:
         for unit in document(page).units:
             if unit.words < self.max_words and is_terminating(unit.text):
                 unit.markers.add(INDICATES_END_OF_TEXT)
-        return False
 
 
 #: Separators the page title is split at, each giving one candidate (Boilerpipe 1.1.0).
@@ -192,16 +189,15 @@ class DocumentTitleMatchClassifier(Step):
 
     The candidates come from ``page.title`` at process time, never from the
     step, so one instance serves every page (BoilerPy3 stored them on the
-    shared instance). Markers are not labels: always returns False.
+    shared instance). Markers are not labels: no Block's label changes here.
     """
 
     name = "boilerpipe.DocumentTitleMatchClassifier"
 
-    def process(self, page: Page) -> bool:
+    def process(self, page: Page) -> None:
         doc = document(page)
         titles = potential_titles(doc.title)
         if titles:
             for unit in doc.units:
                 if unit.text.strip().lower() in titles:
                     unit.markers.add(TITLE)
-        return False

@@ -4,7 +4,7 @@ Boilerpipe fuses blocks (``TextBlock.mergeNext``) and removes them from the
 document (``BoilerplateBlockFilter``). Doing that to ``page.blocks`` would
 destroy what every other step and the block-labels output need: one label per
 original Block. So the Boilerpipe steps work on a separate list of
-:class:`TextUnit` groups kept in ``page.notes["boilerpipe"]``:
+:class:`TextUnit` groups, kept in the page's slot ``VIEW``:
 
 * a unit starts as one Block and grows when fusion merges its neighbour in;
   its features (words, anchor words, wrapped-line counts, block offsets, tag
@@ -16,25 +16,17 @@ original Block. So the Boilerpipe steps work on a separate list of
 * Boilerpipe's text labels (TITLE, INDICATES_END_OF_TEXT, MIGHT_BE_CONTENT)
   are *markers* on the unit, not labels: they never change a Block's label.
 
-A step's change flag is therefore "some Block's content/boilerplate label
-changed" (the :class:`~scrapy_declutter.steps.Step` contract), not Java's
-"the document changed": a fusion or a marker that leaves every label as it
-was returns False.
+Java's filters return whether they changed the document; no chain here
+loops on that flag (``Extractor.run`` runs every step, as Java's ``|`` does),
+so the ports return nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
 from ...blocks import BOILERPLATE, CONTENT, Block
-
-if TYPE_CHECKING:
-    from ...page import Page
-
-#: Key of the Boilerpipe view in ``page.notes``.
-NOTES_KEY = "boilerpipe"
+from ...page import Page, Slot
 
 #: Boilerpipe's DefaultLabels that the ported filters use, as unit markers.
 TITLE = "TITLE"
@@ -89,19 +81,16 @@ class TextUnit:
         # relabelled a single member in between.
         return any(b.is_content for b in self.members)
 
-    def set_content(self, content: bool, step: str) -> bool:
-        """Label every member; return whether any member's label changed (``setIsContent``)."""
+    def set_content(self, content: bool, step: str) -> None:
+        """Label every member (``setIsContent``)."""
         label, score = (CONTENT, 1.0) if content else (BOILERPLATE, 0.0)
-        changed = False
         for b in self.members:
-            changed |= b.set_label(label, score, step)
-        return changed
+            b.set_label(label, score, step)
 
-    def merge_next(self, other: TextUnit, step: str) -> bool:
+    def merge_next(self, other: TextUnit, step: str) -> None:
         """Java ``mergeNext``: sum the counts, OR the content flags, unite the markers.
 
-        Returns whether a member Block's label changed, since the fused group's
-        members must all carry the group's label.
+        Every member Block then carries the fused group's label.
         """
         content = self.is_content or other.is_content
         self.members.extend(other.members)
@@ -113,11 +102,9 @@ class TextUnit:
         self.offset_end = max(self.offset_end, other.offset_end)
         self.tag_level = min(self.tag_level, other.tag_level)
         self.markers |= other.markers
-        changed = False
         for b in self.members:
             if b.is_content != content:
-                changed |= b.set_label(CONTENT if content else BOILERPLATE, float(content), step)
-        return changed
+                b.set_label(CONTENT if content else BOILERPLATE, float(content), step)
 
 
 #: Boilerpipe's EMPTY_START / EMPTY_END: the neighbour of the first and last block
@@ -137,12 +124,16 @@ class TextDocument:
         return [[b.index for b in u.members] for u in self.units]
 
 
+#: Where a page keeps its Boilerpipe view between the steps of a chain.
+VIEW: Slot[TextDocument] = Slot("Boilerpipe view")
+
+
 def document(page: Page) -> TextDocument:
     """The page's Boilerpipe view, built on first use from ``page.blocks``."""
-    doc = page.notes.get(NOTES_KEY)
+    doc = page.get(VIEW)
     if doc is None:
         doc = TextDocument(page.title, [TextUnit.of(b) for b in page.blocks])
-        page.notes[NOTES_KEY] = doc
+        page.put(VIEW, doc)
     return doc
 
 

@@ -33,16 +33,15 @@ class IgnoreBlocksAfterContentFilter(Step):
     def __init__(self, *, min_words: int = MIN_WORDS_BEFORE_END) -> None:
         self.min_words = min_words
 
-    def process(self, page: Page) -> bool:
-        changed, words, ended = False, 0, False
+    def process(self, page: Page) -> None:
+        words, ended = 0, False
         for unit in document(page).units:
             if unit.is_content:
                 words += fulltext_words(unit)
             if not ended and INDICATES_END_OF_TEXT in unit.markers and words >= self.min_words:
                 ended = True
             if ended:
-                changed |= unit.set_content(False, self.name)
-        return changed
+                unit.set_content(False, self.name)
 
 
 class BoilerplateBlockFilter(Step):
@@ -54,10 +53,9 @@ class BoilerplateBlockFilter(Step):
 
     name = "boilerpipe.BoilerplateBlockFilter"
 
-    def process(self, page: Page) -> bool:
+    def process(self, page: Page) -> None:
         doc = document(page)
         doc.units = [u for u in doc.units if u.is_content]
-        return False
 
 
 class KeepLargestBlockFilter(Step):
@@ -75,10 +73,10 @@ class KeepLargestBlockFilter(Step):
     def words(self, unit: TextUnit) -> int:
         return unit.words
 
-    def process(self, page: Page) -> bool:
+    def process(self, page: Page) -> None:
         units = document(page).units
         if len(units) < 2:
-            return False
+            return
         largest, most = None, -1
         for unit in units:
             if unit.is_content:
@@ -86,15 +84,13 @@ class KeepLargestBlockFilter(Step):
                 if n > most:
                     largest, most = unit, n
         if largest is None:
-            return False
-        changed = False
+            return
         for unit in units:
             if unit is largest:
-                changed |= unit.set_content(True, self.name)
+                unit.set_content(True, self.name)
             else:
-                changed |= unit.set_content(False, self.name)
+                unit.set_content(False, self.name)
                 unit.markers.add(MIGHT_BE_CONTENT)
-        return changed
 
 
 class KeepLargestFulltextBlockFilter(KeepLargestBlockFilter):
@@ -124,7 +120,7 @@ class ExpandTitleToContentFilter(Step):
 
     name = "boilerpipe.ExpandTitleToContentFilter"
 
-    def process(self, page: Page) -> bool:
+    def process(self, page: Page) -> None:
         units = document(page).units
         title, start = -1, -1
         for i, unit in enumerate(units):
@@ -133,9 +129,7 @@ class ExpandTitleToContentFilter(Step):
             if start == -1 and unit.is_content:
                 start = i
         if title == -1 or start <= title:
-            return False
-        changed = False
+            return
         for unit in units[title:start]:
             if MIGHT_BE_CONTENT in unit.markers:
-                changed |= unit.set_content(True, self.name)
-        return changed
+                unit.set_content(True, self.name)

@@ -2,9 +2,8 @@
 
 Fusion never touches ``page.blocks``: it merges :class:`TextUnit` groups in
 the Boilerpipe view, and every member Block takes the group's label (see
-``document.py``). The flag says whether a Block's label changed, which for
-fusion means a boilerplate unit was pulled into content (Java ``mergeNext``
-ORs the content flags).
+``document.py``): a boilerplate unit fused into content becomes content
+(Java ``mergeNext`` ORs the content flags).
 
 Java's four BlockProximityFusion instances are the named presets below; a
 chain names the preset, never a row of positional booleans.
@@ -52,18 +51,17 @@ class BlockProximityFusion(Step):
             f"content_only={content_only}, same_tag_level={same_tag_level})"
         )
 
-    def process(self, page: Page) -> bool:
+    def process(self, page: Page) -> None:
         doc = document(page)
         units = doc.units
         if len(units) < 2:
-            return False
+            return
         if self.content_only:
             first = next((i for i, u in enumerate(units) if u.is_content), None)
             if first is None:
-                return False
+                return
         else:
             first = 0
-        changed = False
         kept: list[TextUnit] = units[: first + 1]
         prev = units[first]
         for unit in units[first + 1 :]:
@@ -71,9 +69,8 @@ class BlockProximityFusion(Step):
                 kept.append(unit)
                 prev = unit
                 continue
-            changed |= prev.merge_next(unit, self.name)
+            prev.merge_next(unit, self.name)
         doc.units = kept
-        return changed
 
     def _fuses(self, prev: TextUnit, unit: TextUnit) -> bool:
         if unit.offset_start - prev.offset_end - 1 > self.max_distance:
@@ -105,17 +102,15 @@ class SimpleBlockFusionProcessor(Step):
 
     name = "boilerpipe.SimpleBlockFusionProcessor"
 
-    def process(self, page: Page) -> bool:
+    def process(self, page: Page) -> None:
         doc = document(page)
         if len(doc.units) < 2:
-            return False
-        changed = False
+            return
         kept = [doc.units[0]]
         for unit in doc.units[1:]:
             prev = kept[-1]
             if prev.text_density == unit.text_density:
-                changed |= prev.merge_next(unit, self.name)
+                prev.merge_next(unit, self.name)
             else:
                 kept.append(unit)
         doc.units = kept
-        return changed

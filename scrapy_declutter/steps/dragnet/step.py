@@ -40,15 +40,13 @@ class Dragnet(Step):
                     self._loaded = DragnetModel.load(self.model)
         return self._loaded
 
-    def process(self, page: Page) -> bool:
+    def process(self, page: Page) -> None:
         if not page.blocks:
-            return False
+            return
         probs = self.classifier().predict_page(page)
-        changed = False
         for block, p in zip(page.blocks, probs):
             label = CONTENT if p >= self.threshold else BOILERPLATE
-            changed |= block.set_label(label, float(p), self.name)
-        return changed
+            block.set_label(label, float(p), self.name)
 
     def __repr__(self) -> str:
         return f"Dragnet(model={self.model!r}, threshold={self.threshold!r})"

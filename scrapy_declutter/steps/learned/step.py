@@ -50,9 +50,9 @@ class LearnedClassifier(Step):
         value = getattr(self, name)
         return float(model.meta.get(name, default) if value is None else value)
 
-    def process(self, page: "Page") -> bool:
+    def process(self, page: "Page") -> None:
         if not page.blocks:
-            return False
+            return
         from . import decide as d
         from .features import page_features
 
@@ -64,10 +64,8 @@ class LearnedClassifier(Step):
             smoothing=self._param(model, "smoothing", d.SMOOTHING),
             heading_floor=self._param(model, "heading_floor", d.HEADING_FLOOR),
         )
-        changed = False
         for block, k, p in zip(page.blocks, keep, probs):
-            changed |= block.set_label(CONTENT if k else BOILERPLATE, float(p), self.name)
-        return changed
+            block.set_label(CONTENT if k else BOILERPLATE, float(p), self.name)
 
 
 @lru_cache(maxsize=8)
@@ -84,8 +82,3 @@ def _checked_model(path: str | None) -> "BlockModel":
             f"computes; rebuild it with `{REBUILD}`"
         )
     return m
-
-
-def learned_chain(**params) -> list[Step]:
-    """Extractor ``learned``: the learned block classifier alone."""
-    return [LearnedClassifier(**params)]

@@ -1,14 +1,20 @@
-"""Extractors: named chains of steps (Boilerpipe's filter-pipeline idea).
+"""The extractor registry: named chains of steps (Boilerpipe's filter-pipeline idea).
 
-The registry maps a name to the import path of a factory that returns the
-chain's steps, so importing the package loads no algorithm it does not use.
-Names compose with ``+``: ``boilerpipe-article+tree`` runs the Boilerpipe
-article chain and then the tree filter. A part may carry keyword parameters,
-``tree(depth=1)``; values are read as JSON (numbers, booleans, strings).
+The registry maps a name to the import path of a factory, so importing the
+package loads no algorithm it does not use. A factory is a function that
+returns the chain's steps, or a Step class (a one-step part). Names compose
+with ``+``: ``boilerpipe-article+tree`` runs the Boilerpipe article chain and
+then the tree filter. A part may carry keyword parameters, ``tree(depth=1)``;
+values are read as JSON (numbers, booleans, strings), and a name the
+factory's signature does not have is refused with the ones it has.
+
+(This module is ``registry``, not ``extractors``: the package exports the
+function ``extractors()``, which would shadow a submodule of that name.)
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from functools import lru_cache
@@ -16,21 +22,22 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from .errors import UnknownExtractorError
+from .steps import Step
 
 if TYPE_CHECKING:
     from .page import Page
-    from .steps import Step
 
-#: name -> "module:factory"; the factory takes keyword parameters and returns a list of Steps.
+#: name -> "module:factory"; the factory takes keyword parameters and returns a list of
+#: Steps, or is a Step class (a part of one step).
 REGISTRY: dict[str, str] = {
-    "density": "scrapy_declutter.steps.density:density_chain",
-    "ngram": "scrapy_declutter.steps.ngram:ngram_chain",
-    "justext": "scrapy_declutter.steps.justext:justext_chain",
+    "density": "scrapy_declutter.steps.density:DensityFilter",
+    "ngram": "scrapy_declutter.sitelearning.step:ngram_chain",
+    "justext": "scrapy_declutter.steps.justext:JusText",
     "boilerpipe-default": "scrapy_declutter.steps.boilerpipe.chains:default_chain",
     "boilerpipe-article": "scrapy_declutter.steps.boilerpipe.chains:article_chain",
     "tree": "scrapy_declutter.steps.tree:tree_chain",
     "dragnet": "scrapy_declutter.steps.dragnet.step:dragnet_chain",
-    "learned": "scrapy_declutter.steps.learned.step:learned_chain",
+    "learned": "scrapy_declutter.steps.learned.step:LearnedClassifier",
 }
 #: What ``default`` means; the learned extractor takes this name once it beats the rest.
 DEFAULT = "learned"
@@ -41,7 +48,7 @@ _PART = re.compile(r"^\s*([\w.-]+)\s*(?:\((.*)\))?\s*$")
 class Extractor:
     """A named, immutable chain of steps; safe to share between pages and threads."""
 
-    def __init__(self, name: str, steps: Sequence["Step"]) -> None:
+    def __init__(self, name: str, steps: Sequence[Step]) -> None:
         self.name = name
         self.steps = tuple(steps)
 
@@ -73,7 +80,7 @@ def _parse_params(raw: str | None, name: str) -> dict[str, Any]:
     return params
 
 
-def _factory(name: str) -> Callable[..., list["Step"]]:
+def _factory(name: str) -> Callable[..., Any]:
     target = REGISTRY.get(name)
     if target is None:
         raise UnknownExtractorError(
@@ -83,10 +90,33 @@ def _factory(name: str) -> Callable[..., list["Step"]]:
     return getattr(import_module(module), attr)
 
 
+def _steps(name: str, params: dict[str, Any]) -> list[Step]:
+    """The steps of one part, its parameters checked against the factory's signature first.
+
+    Checked before the call, so a misspelt name (``tree(dept=1)``) is refused
+    with the part's valid parameters rather than a ``TypeError`` from deep inside.
+    """
+    factory = _factory(name)
+    signature = inspect.signature(factory)
+    try:
+        signature.bind(**params)
+    except TypeError:
+        valid = [p.name for p in signature.parameters.values()
+                 if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        wrong = sorted(set(params) - set(valid)) or sorted(params)
+        raise UnknownExtractorError(
+            f"{name!r} has no parameter {', '.join(map(repr, wrong))}; "
+            f"its parameters: {', '.join(valid) or 'none'}"
+        ) from None
+    if isinstance(factory, type) and issubclass(factory, Step):
+        return [factory(**params)]
+    return factory(**params)
+
+
 @lru_cache(maxsize=64)
 def build_extractor(spec: str = "default") -> Extractor:
     """Build (once per spec) the chain a name like ``boilerpipe-article+tree(depth=1)`` denotes."""
-    steps: list["Step"] = []
+    steps: list[Step] = []
     for part in spec.split("+"):
         match = _PART.match(part)
         if not match:
@@ -95,5 +125,5 @@ def build_extractor(spec: str = "default") -> Extractor:
         if name == "default" and not raw:
             steps.extend(build_extractor(DEFAULT).steps)
         else:
-            steps.extend(_factory(name)(**_parse_params(raw, name)))
+            steps.extend(_steps(name, _parse_params(raw, name)))
     return Extractor(spec, steps)
