@@ -23,6 +23,7 @@ def result_of(page: Page, extractor: str) -> Result:
         language=page.language,
         extractor=extractor,
         reason=page.reason,
+        root=page.root,
     )
 
 
