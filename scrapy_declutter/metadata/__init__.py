@@ -11,12 +11,15 @@ the extracted text. ``page_type`` is left for a page-type classifier to fill.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import html
+import logging
+import re
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 from urllib.parse import urljoin
 
 from .confidence import extraction_confidence
-from .dates import iso_date
+from .dates import iso_date, visible_date
 from .markup import DEFAULT_SOURCES, SOURCES, Markup, read_markup
 
 if TYPE_CHECKING:
@@ -26,6 +29,8 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_SOURCES", "SOURCES", "Markup", "Metadata", "extraction_confidence",
            "iso_date", "read_markup", "read_metadata"]
+
+logger = logging.getLogger(__name__)
 
 #: JSON-LD / microdata types that describe the page's main content, most specific first.
 CONTENT_TYPES = (
@@ -38,6 +43,7 @@ CONTENT_TYPES = (
 _RANK = {t: i for i, t in enumerate(CONTENT_TYPES)}
 #: Separators between a title and the site name in ``<title>``.
 TITLE_SEPARATORS = (" | ", " – ", " — ", " - ", " :: ", " · ", " » ", " // ", " : ")
+_BY = re.compile(r"^(?:(?:written|posted|published)\s+)?(?:by|author|authors)\b[:\s]*", re.I)
 #: Meta names that carry a publication / modification date, in order of trust.
 PUBLISHED_META = ("article:published_time", "datepublished", "publish-date", "publish_date",
                   "pubdate", "date", "dc.date", "dc.date.issued", "dcterms.created",
@@ -85,7 +91,7 @@ def _clean(value: Any) -> str | None:
         value = value.get("name") or value.get("@value") or value.get("url") or value.get("@id")
     if not isinstance(value, str):
         return None
-    value = " ".join(value.split())
+    value = " ".join(html.unescape(value).split())  # JSON-LD often carries "&amp;"
     return value or None
 
 
@@ -107,15 +113,20 @@ def _main_item(items: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
     return best
 
 
-def _names(value: Any) -> list[str]:
-    """Author names from a JSON-LD/microdata ``author``: strings, Person objects, lists."""
+def _names(value: Any, people: bool) -> list[str]:
+    """Author names from a JSON-LD/microdata ``author``: strings, Person objects, lists;
+    ``people``: only persons (and bare names), else only organisations."""
     values = value if isinstance(value, list) else [value]
     names: list[str] = []
     for v in values:
         if isinstance(v, dict):
+            if ("Organization" in _types(v) or "Organisation" in _types(v)) == people:
+                continue
             v = v.get("properties", v)
             v = v.get("name") or (" ".join(filter(None, (_clean(v.get("givenName")),
                                                           _clean(v.get("familyName"))))) or None)
+        elif not people:
+            continue
         name = _clean(v)
         if name and "://" not in name and name not in names:
             names.append(name)
@@ -125,9 +136,7 @@ def _names(value: Any) -> list[str]:
 def _split_authors(text: str | None) -> list[str]:
     if not text or "://" in text:
         return []
-    text = text.strip()
-    if text.lower().startswith("by "):
-        text = text[3:]
+    text = _BY.sub("", text.strip())
     parts = [p.strip() for p in text.replace(" and ", ",").replace(";", ",").split(",")]
     return [p for p in parts if p]
 
@@ -160,9 +169,10 @@ def _first(*values: Any) -> str | None:
 
 def read_metadata(root: "etree._Element", url: str | None = None, *, title: str = "",
                   language: str = "", blocks: Sequence["Block"] = (),
-                  sources: tuple[str, ...] = DEFAULT_SOURCES) -> Metadata:
+                  sources: tuple[str, ...] = DEFAULT_SOURCES, visible_dates: bool = True) -> Metadata:
     """The metadata of a parsed page (``title``/``language``: the Page's), with the
-    confidence of the extraction whose labelled ``blocks`` are given."""
+    confidence of the extraction whose labelled ``blocks`` are given; ``visible_dates``:
+    look for the date in the page's text (htmldate) when its markup gives none."""
     m = read_markup(root, url, sources)
     item = _main_item(m.jsonld) or {}
     micro = _main_item(m.microdata) or {}
@@ -172,13 +182,19 @@ def read_metadata(root: "etree._Element", url: str | None = None, *, title: str 
                   (item.get("publisher") or {}) if isinstance(item.get("publisher"), dict) else None)
     headline = _first(item.get("headline"), micro.get("headline"), og.get("og:title"),
                       meta.get("twitter:title"), item.get("name"))
-    authors = (_names(item.get("author")) or _names(micro.get("author"))
-               or _names(item.get("creator")) or _split_authors(meta.get("author"))
-               or _split_authors(meta.get("article:author")) or _split_authors(meta.get("dc.creator")))
+    authors = (_names(item.get("author"), True) or _names(micro.get("author"), True)
+               or _split_authors(meta.get("author")) or _split_authors(meta.get("dc.creator"))
+               or next(filter(None, map(_split_authors, m.bylines)), None)
+               or _names(item.get("author"), False) or _names(item.get("creator"), True))
     published = (iso_date(_clean(item.get("datePublished"))) or iso_date(_clean(micro.get("datePublished")))
                  or next(filter(None, (iso_date(meta.get(k) or og.get(k)) for k in PUBLISHED_META)), None)
                  or iso_date(_clean(item.get("dateCreated") or item.get("uploadDate")))
                  or next(filter(None, map(iso_date, m.times)), None))
+    if published is None and visible_dates:
+        try:
+            published = visible_date(root)
+        except Exception as exc:  # noqa: BLE001 - a date is not worth the page's other fields
+            logger.debug("htmldate failed on %s: %r", url, exc)
     modified = (iso_date(_clean(item.get("dateModified"))) or iso_date(_clean(micro.get("dateModified")))
                 or next(filter(None, (iso_date(meta.get(k) or og.get(k)) for k in MODIFIED_META)), None))
     lang = _first(root.get("lang"), root.get("xml:lang"), meta.get("content-language"),

@@ -13,6 +13,8 @@ import re
 from datetime import date, datetime
 from email.utils import parsedate_to_datetime
 
+from lxml import etree
+
 _DATE = re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
 _COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})(?:T?\d{4,6})?$")
 _ENGLISH = ("%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%d %b %Y", "%B %d %Y", "%b. %d, %Y")
@@ -61,3 +63,20 @@ def iso_date(value: object) -> str | None:
             return None
         return d.isoformat() if _valid(d) else None
     return None
+
+
+def visible_date(root: etree._Element) -> str | None:
+    """The publication date a reader sees on the page, found by htmldate; for pages
+    whose markup gives none (about a quarter of WCXB's dated pages).
+
+    htmldate wants an ``lxml.html`` tree that it may clean in place, so it gets the
+    page serialised (it deep-copies a tree it is given: the same cost), never the
+    caller's tree. Its fast mode (no scan of every text node) finds nine tenths
+    of what its extensive mode finds at a seventh of the cost (``metadata_eval``).
+    """
+    try:
+        from htmldate import find_date
+    except ImportError:  # pragma: no cover - an install without it dates from markup only
+        return None
+    source = etree.tostring(root, encoding="unicode")
+    return iso_date(find_date(source, extensive_search=False, original_date=True))

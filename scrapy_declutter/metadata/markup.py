@@ -29,6 +29,13 @@ SOURCES = ("json-ld", "microdata", "opengraph", "meta")
 _META = etree.XPath("//meta[@content]")
 _LINKS = etree.XPath("//link[@href and @rel]")
 _TIMES = etree.XPath("//body//time[@datetime]")
+#: Visible bylines: rel/itemprop author, and elements whose class names an author or byline.
+_BYLINES = etree.XPath(
+    "//body//*[@rel='author' or @itemprop='author']"
+    " | //body//@class[contains(., 'author') or contains(., 'byline')]/.."
+)
+#: A byline longer than this is a bio or a list, not a name.
+BYLINE_MAX_WORDS = 6
 
 
 @dataclass
@@ -47,6 +54,8 @@ class Markup:
     links: dict[str, str] = field(default_factory=dict)
     #: ``datetime`` of the ``<time>`` elements in the body, in document order (at most 20).
     times: list[str] = field(default_factory=list)
+    #: Short texts of the body's author/byline elements, in document order (at most 5).
+    bylines: list[str] = field(default_factory=list)
 
 
 def _flatten_jsonld(items: list[Any]) -> list[dict[str, Any]]:
@@ -110,6 +119,12 @@ def _meta_tags(root: etree._Element, markup: Markup) -> None:
         for rel in el.get("rel", "").lower().split():
             markup.links.setdefault(rel, el.get("href").strip())
     markup.times = [t.get("datetime").strip() for t in _TIMES(root)[:20]]
+    for el in _BYLINES(root):
+        text = " ".join(" ".join(el.itertext()).split())
+        if text and len(text.split()) <= BYLINE_MAX_WORDS and text not in markup.bylines:
+            markup.bylines.append(text)
+            if len(markup.bylines) == 5:
+                break
 
 
 def _jsonld(root: etree._Element, base_url: str | None) -> list[dict[str, Any]]:
