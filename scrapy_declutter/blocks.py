@@ -20,7 +20,7 @@ from typing import Any, Iterable, NamedTuple
 
 from lxml import etree
 
-from .structure import PLAIN, STRUCTURE_TAGS, Structure, StructureTracker, is_permalink
+from .structure import COUNTED_TAGS, PLAIN, STRUCTURE_TAGS, Structure, StructureTracker, is_permalink
 
 CONTENT = "content"
 BOILERPLATE = "boilerplate"
@@ -326,7 +326,7 @@ def segment(root: etree._Element) -> list[Block]:
                     link_depth += 1
                     if link_depth == 1:
                         link_href = el.get("href")
-                        if link_href is not None and is_permalink(el, link_href):
+                        if link_href and link_href[0] == "#" and is_permalink(el):
                             # Counted as markup like any link, but its sign is no text.
                             walker.skip_subtree()
                             link_href, permalink = None, el
@@ -358,7 +358,7 @@ def segment(root: etree._Element) -> list[Block]:
                     open_blocks.pop()
                     block_el, block_depth, structure = open_blocks[-1]
                     markup = tags = br_run = 0
-                    if tag in STRUCTURE_TAGS:
+                    if tag in COUNTED_TAGS:
                         tracker.leave(tag)
             elif tag == "a":
                 link_depth -= 1

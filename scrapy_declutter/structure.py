@@ -53,6 +53,8 @@ class Structure(NamedTuple):
 PLAIN = Structure()
 
 LIST_TAGS = frozenset(("ul", "ol", "menu", "dir"))
+#: Tags whose end closes counters (``StructureTracker.leave``).
+COUNTED_TAGS = LIST_TAGS | {"table"}
 #: Block-level tags that change a block's structure; every other tag keeps its parent's.
 STRUCTURE_TAGS = frozenset(
     "h1 h2 h3 h4 h5 h6 ul ol menu dir li blockquote pre table tr td th caption".split()
@@ -96,16 +98,14 @@ def code_language(el: etree._Element, path: list[etree._Element]) -> str:
     return ""
 
 
-def is_permalink(el: etree._Element, href: str) -> bool:
+def is_permalink(el: etree._Element) -> bool:
     """Whether an ``<a>`` is a permalink sign beside a heading rather than text.
 
     Sphinx writes ``<a class="headerlink" href="#id">¶</a>`` into every
     heading; other generators use an ``aria-hidden`` icon anchor or a bare
-    ``#``. Such an anchor points into the page (``href`` starts with ``#``) and
-    shows no words: dropping it keeps "¶" out of headings.
+    ``#``. Such an anchor points into the page (the caller checks that ``href``
+    starts with ``#``) and shows no words: dropping it keeps "¶" out of headings.
     """
-    if not href.startswith("#"):
-        return False
     if el.get("aria-hidden") == "true" or "headerlink" in (el.get("class") or ""):
         return True
     return "".join(el.itertext()).strip() in PERMALINK_SIGNS

@@ -90,23 +90,20 @@ def _cell(block_texts: list[str]) -> str:
     return _CELL_PIPE.sub(r"\\|", " ".join(block_texts))
 
 
-def _table_lines(run: list[Block], render) -> list[list[str]]:
+def _table_chunks(run: list[Block], render) -> list[tuple[Block, list[str]]]:
     """A run of one table's blocks as a GitHub table, or degraded to text rows.
 
-    Returns chunks (each a list of lines); ``render`` renders one block on its own.
+    Returns (block, lines) chunks, the block being the one whose list and
+    quote context the chunk takes; ``render`` renders one block on its own.
     """
     grid: dict[int, dict[int, list[Block]]] = {}
     for b in run:
         s = b.structure
         grid.setdefault(s.row, {}).setdefault(s.col, []).append(b)
-    cells = [cell for row in grid.values() for cell in row.values()]
-    plain = (
-        -1 not in grid
-        and not any(b.structure.span for b in run)
-        and all(len(cell) == 1 and not cell[0].structure.pre for cell in cells)
-        and max(len(row) for row in grid.values()) >= 2
-    )
-    if plain:
+    simple_cells = [len(cell) == 1 and not cell[0].structure.pre
+                    and cell[0].structure.list_depth == run[0].structure.list_depth
+                    for row in grid.values() for cell in row.values()]
+    if all(simple_cells) and not any(b.structure.span for b in run) and max(map(len, grid.values())) >= 2:
         width = max(max(row) for row in grid.values()) + 1
         lines = []
         for i, r in enumerate(sorted(grid)):
@@ -115,14 +112,16 @@ def _table_lines(run: list[Block], render) -> list[list[str]]:
             lines.append("| " + " | ".join(texts) + " |")
             if i == 0:
                 lines.append("|" + "|".join(" --- " for _ in range(width)) + "|")
-        return [lines]
-    chunks: list[list[str]] = []
+        return [(run[0], lines)]
+    chunks: list[tuple[Block, list[str]]] = []
     for r in sorted(grid):
         row = grid[r]
-        if all(len(cell) == 1 and not cell[0].structure.pre for cell in row.values()):
-            chunks.append([" | ".join(render(row[c][0], inline=True) for c in sorted(row))])
+        cells = [row[c] for c in sorted(row)]
+        if all(len(cell) == 1 and not cell[0].structure.pre
+               and cell[0].structure.list_depth == run[0].structure.list_depth for cell in cells):
+            chunks.append((cells[0][0], [" | ".join(render(cell[0], inline=True) for cell in cells)]))
         else:
-            chunks.extend(render(b) for c in sorted(row) for b in row[c])
+            chunks.extend((b, render(b)) for cell in cells for b in cell)
     return chunks
 
 
@@ -157,7 +156,7 @@ class _Renderer:
             elif s.table and s.row >= 0:
                 while j < n and blocks[j].structure.table == s.table and blocks[j].structure.row >= 0:
                     j += 1
-                out.extend((b, lines) for lines in _table_lines(list(blocks[i:j]), self.block))
+                out.extend(_table_chunks(list(blocks[i:j]), self.block))
             else:
                 out.append((b, self.block(b)))
             i = j

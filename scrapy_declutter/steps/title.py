@@ -42,7 +42,8 @@ def titles_match(heading: str, title: str) -> bool:
         rest = title[: -len(heading)]
     else:
         return False
-    # The rest must begin (or end) at a separator, not inside a word.
+    # The rest must start (or end) with a separator ("—", "|", ":"), not more words.
+    rest = rest.strip()
     edge = rest[0] if title.startswith(heading) else rest[-1]
     return not edge.isalnum()
 
