@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import WCXB_SAMPLES
+from conftest import SAMPLE_DATA
 
 from scrapy_declutter.cli import main
 
@@ -39,7 +39,7 @@ def test_markdown(capsys):
 
 
 def test_json_holds_text_markdown_metadata_and_blocks(capsys):
-    data = json.loads(run(capsys, "--format", "json", str(WCXB_SAMPLES / "0414.html.gz")))
+    data = json.loads(run(capsys, "--format", "json", str(SAMPLE_DATA / "metadata" / "0414.html.gz")))
     assert data["text"] and data["markdown"] and data["blocks"]
     assert data["metadata"]["authors"] == ["Sam Bossley"]
     assert data["metadata"]["date_published"].startswith("2025-08-29")
@@ -47,8 +47,8 @@ def test_json_holds_text_markdown_metadata_and_blocks(capsys):
 
 
 def test_json_flag_is_the_json_format(capsys):
-    assert run(capsys, "--json", str(WCXB_SAMPLES / "0414.html.gz")) == run(
-        capsys, "-f", "json", str(WCXB_SAMPLES / "0414.html.gz"))
+    assert run(capsys, "--json", str(SAMPLE_DATA / "metadata" / "0414.html.gz")) == run(
+        capsys, "-f", "json", str(SAMPLE_DATA / "metadata" / "0414.html.gz"))
 
 
 def test_unknown_format_is_refused(capsys):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -9,13 +10,22 @@ import sys
 import pytest
 from lxml import etree
 
+from conftest import SAMPLE_DATA
+
 from scrapy_declutter import extract
 from scrapy_declutter.metadata import Metadata, extraction_confidence, iso_date, read_markup
 from scrapy_declutter.page import parse_html
 
 
-def test_json_ld_article_page(wcxb):
-    html, truth = wcxb("0414")  # https://sam.bossley.com/thoughts/25/08/thoughts-on-zig
+def page(file_id: str) -> tuple[bytes, dict]:
+    """A metadata test page (``sample_data/metadata``): its bytes and ground truth."""
+    folder = SAMPLE_DATA / "metadata"
+    return (gzip.decompress((folder / f"{file_id}.html.gz").read_bytes()),
+            json.loads((folder / f"{file_id}.json").read_text(encoding="utf-8")))
+
+
+def test_json_ld_article_page():
+    html, truth = page("0414")  # https://sam.bossley.com/thoughts/25/08/thoughts-on-zig
     meta = extract(html, truth["url"]).metadata
     gt = truth["ground_truth"]
     assert meta.title == gt["title"] == "Thoughts on Zig"
@@ -31,8 +41,8 @@ def test_json_ld_article_page(wcxb):
     assert 0.5 < meta.confidence <= 1.0
 
 
-def test_opengraph_and_json_ld_date_page(wcxb):
-    html, truth = wcxb("2740")
+def test_opengraph_and_json_ld_date_page():
+    html, truth = page("2740")
     meta = extract(html, truth["url"]).metadata
     assert meta.title == truth["ground_truth"]["title"]
     assert meta.date_published == truth["ground_truth"]["publish_date"] == "2025-12-19"
@@ -40,16 +50,16 @@ def test_opengraph_and_json_ld_date_page(wcxb):
     assert meta.authors == ()
 
 
-def test_as_dict_is_plain_json(wcxb):
-    html, truth = wcxb("0414")
+def test_as_dict_is_plain_json():
+    html, truth = page("0414")
     data = extract(html, truth["url"]).as_dict()
     assert json.loads(json.dumps(data))["metadata"]["authors"] == ["Sam Bossley"]
     assert "Thoughts on Zig" in data["markdown"]
     assert set(Metadata().as_dict()) == set(data["metadata"])
 
 
-def test_reading_metadata_never_changes_the_tree(wcxb):
-    html, truth = wcxb("0414")
+def test_reading_metadata_never_changes_the_tree():
+    html, truth = page("0414")
     root = parse_html(html.decode("utf-8"))
     before = etree.tostring(root)
     result = extract(html, truth["url"])

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from ..evaluation.dataset import Sample, load_dataset
+from .dataset import Sample, load_dataset
 
 if TYPE_CHECKING:
     from ..result import Result
@@ -185,7 +185,7 @@ def evaluate(samples: Sequence[Sample], *, peers: bool = True,
              sources: tuple[str, ...] | None = None) -> dict[str, dict[str, float]]:
     """Mean score per field and ms/page per system; also the confidence/F1 correlation."""
     from ..api import extract
-    from ..evaluation.metric import word_prf
+    from .metric import word_prf
     from ..page import decode_html
 
     extract("<p>warm-up</p>").metadata  # imports extruct outside the timings
