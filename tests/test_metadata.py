@@ -128,3 +128,15 @@ def test_importing_the_package_does_not_import_extruct():
     code = "import sys, scrapy_declutter; scrapy_declutter.extract('<p>x</p>'); print('extruct' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_metadata_eval_scores_title_exactly_date_by_day_and_author_by_words():
+    from scrapy_declutter.lab.metadata_eval import Guess, Truth, score
+
+    truth = Truth(title="Thoughts on  Zig", author="Kaufman, Jeff T.", date="2019-01-22")
+    got = score(Guess("thoughts on zig", "Jeff Kaufman", "2019-01-22T08:00:00-05:00", 0.0), truth)
+    assert got["title"] == 1.0 and got["date"] == 1.0
+    assert got["author"] == pytest.approx(0.8)  # 2 of 2 predicted words, 2 of 3 true ones
+    miss = score(Guess("Thoughts on Zig | Blog", None, "2019-01-23", 0.0, "2019-01-22"), truth)
+    assert (miss["title"], miss["author"], miss["date"], miss["date*"]) == (0.0, 0.0, 0.0, 1.0)
+    assert score(Guess(None, None, None, 0.0), Truth("T", None, None))["author"] is None

@@ -5,8 +5,8 @@ each over the pages whose ground truth has the field:
 
 - title: exact match after Unicode NFKC, case folding and whitespace collapsing;
 - date: the same calendar day (the first ten characters of ISO 8601);
-- author: token F1 (``\\w+`` tokens, lower-cased, multiset overlap) of all
-  authors joined, a missing prediction scoring 0.
+- author: the WCXB word F1 (``lab.metric.word_prf``) of all authors joined, a
+  missing prediction scoring 0.
 
 Our cost is the time ``Result.metadata`` takes on an extracted page (the tree
 is already parsed, extruct already imported); trafilatura's is
@@ -22,22 +22,20 @@ Run: ``python -m scrapy_declutter.lab.metadata_eval DATASET [LIMIT]``.
 from __future__ import annotations
 
 import json
-import re
 import statistics
 import sys
 import time
 import unicodedata
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from .dataset import Sample, load_dataset
+from .metric import word_prf
 
 if TYPE_CHECKING:
     from ..result import Result
 
-_TOKEN = re.compile(r"\w+")
 
 
 @dataclass
@@ -77,21 +75,11 @@ def norm_date(text: str | None) -> str:
     return iso[:10] if iso else ""
 
 
-def token_f1(prediction: str | None, reference: str) -> float:
-    pred = Counter(_TOKEN.findall((prediction or "").lower()))
-    ref = Counter(_TOKEN.findall(reference.lower()))
-    common = sum((pred & ref).values())
-    if not common:
-        return 0.0
-    p, r = common / sum(pred.values()), common / sum(ref.values())
-    return 2 * p * r / (p + r)
-
-
 def score(guess: Guess, truth: Truth) -> dict[str, float | None]:
     """Per field: 1/0 (title, date) or token F1 (author); None where the truth is empty."""
     return {
         "title": float(norm_title(guess.title) == norm_title(truth.title)) if truth.title else None,
-        "author": token_f1(guess.author, truth.author) if truth.author else None,
+        "author": word_prf(guess.author or "", truth.author).f1 if truth.author else None,
         "date": float(norm_date(guess.date) == norm_date(truth.date)) if truth.date else None,
         "date*": float(norm_date(truth.date) in {norm_date(guess.date), norm_date(guess.modified or guess.date)})
         if truth.date else None,
@@ -185,7 +173,6 @@ def evaluate(samples: Sequence[Sample], *, peers: bool = True,
              sources: tuple[str, ...] | None = None) -> dict[str, dict[str, float]]:
     """Mean score per field and ms/page per system; also the confidence/F1 correlation."""
     from ..api import extract
-    from .metric import word_prf
     from ..page import decode_html
 
     extract("<p>warm-up</p>").metadata  # imports extruct outside the timings
