@@ -24,6 +24,7 @@ def result_of(page: Page, extractor: str, *, site_learning: SiteDecisions | None
         extractor=extractor,
         reason=page.reason,
         site_learning=site_learning,
+        root=page.root,
     )
 
 

@@ -20,6 +20,8 @@ from typing import Any, Iterable, NamedTuple
 
 from lxml import etree
 
+from .structure import COUNTED_TAGS, PLAIN, STRUCTURE_TAGS, Structure, StructureTracker, is_permalink
+
 CONTENT = "content"
 BOILERPLATE = "boilerplate"
 LABELS = (CONTENT, BOILERPLATE)
@@ -124,6 +126,15 @@ class Block:
     #: site's n-gram classifier's log-odds (keep over discard, in bits).
     site_fingerprint_pages: int | None = None
     ngram_log_odds: float | None = None
+    #: Heading level, list item, table cell, code block and quote the block is in.
+    structure: Structure = PLAIN
+    #: Inside ``<pre>``: the text with its newlines and indentation ("" elsewhere;
+    #: ``text`` is always whitespace-normalised, as every feature reads it).
+    preformatted: str = ""
+    #: (anchor text, href) of the block's links, in order; hrefs as written.
+    links: tuple[tuple[str, str], ...] = ()
+    #: (alt text, src) of the block's images, in order; ``data:`` URIs left out.
+    images: tuple[tuple[str, str], ...] = ()
 
     @property
     def is_content(self) -> bool:
@@ -227,17 +238,27 @@ def segment(root: etree._Element) -> list[Block]:
     block_els: list[etree._Element] = []
     kids: list[dict[str, int]] = [{}]
     nth: list[int] = []
-    # Open block-level elements with their depth in ``path``: text always
-    # belongs to the innermost one.
-    open_blocks: list[tuple[etree._Element, int]] = [(root, 1)]
-    block_el, block_depth = root, 1
+    # Open block-level elements with their depth in ``path`` and the structure
+    # inside them: text always belongs to the innermost one.
+    open_blocks: list[tuple[etree._Element, int, Structure]] = [(root, 1, PLAIN)]
+    block_el, block_depth, structure = root, 1, PLAIN
+    tracker = StructureTracker()
     parts: list[str] = []
     link_parts: list[str] = []
+    # The block's links and images, made on the first one (most blocks have none).
+    links: list[tuple[str, str]] | None = None
+    images: list[tuple[str, str]] | None = None
+    # The outermost open link: its href, the ``parts`` it writes into and where its text starts.
+    link_href: str | None = None
+    link_into: list[str] | None = None
+    link_from = 0
+    permalink: etree._Element | None = None  # the last permalink anchor met: its sign is no text
     has_text = False  # whether ``parts`` holds more than whitespace
     markup = tags = link_depth = br_run = 0
 
     def emit() -> None:
-        words = "".join(parts).split()
+        raw = "".join(parts)
+        words = raw.split()
         ancestors = lineage.get(block_el)
         if ancestors is None:  # blocks split by <br><br> or nested blocks share their element's
             # Extend the lineage of the nearest ancestor that has one (usually
@@ -255,7 +276,16 @@ def segment(root: etree._Element) -> list[Block]:
                 step_positions.append(nth[k])
                 step_counts.append(kids[k])
         block_els.append(block_el)
-        blocks.append(_make_block(len(blocks), words, link_parts, block_el, markup, tags, ancestors))
+        block = _make_block(len(blocks), words, link_parts, block_el, markup, tags, ancestors)
+        if structure is not PLAIN:
+            block.structure = structure
+            if structure.pre:
+                block.preformatted = raw.strip("\n").rstrip()
+        if links:
+            block.links = tuple(links)
+        if images:
+            block.images = tuple(images)
+        blocks.append(block)
 
     walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
     for event, el in walker:
@@ -263,29 +293,48 @@ def segment(root: etree._Element) -> list[Block]:
             tag = el.tag
             if tag in BLOCK_TAGS:
                 path.append(el)
-                open_blocks.append((el, len(path)))
                 if has_text:
                     emit()
-                parts, link_parts, has_text = [], [], False
+                    images = None  # images of a block with no text go to the block inside it
+                if tag in STRUCTURE_TAGS:
+                    structure = tracker.enter(el, tag, structure, path)
+                open_blocks.append((el, len(path), structure))
+                parts, link_parts, links, has_text = [], [], None, False
                 block_el, block_depth = el, len(path)
                 markup = tags = br_run = 0
             elif tag in SKIP_TAGS:
                 walker.skip_subtree()
                 continue
             elif tag == "br":
+                if structure.pre:  # a line break inside code, never a block boundary
+                    parts.append("\n")
+                    continue
                 br_run += 1
                 if br_run < 2:
                     parts.append(" ")
                 else:
                     if has_text:
                         emit()
-                    parts, link_parts, has_text = [], [], False
+                    parts, link_parts, links, images, has_text = [], [], None, None, False
                     markup = tags = br_run = 0
                 continue
             else:
                 path.append(el)
                 if tag == "a":
                     link_depth += 1
+                    if link_depth == 1:
+                        link_href = el.get("href")
+                        if link_href and link_href[0] == "#" and is_permalink(el):
+                            # Counted as markup like any link, but its sign is no text.
+                            walker.skip_subtree()
+                            link_href, permalink = None, el
+                        link_into, link_from = parts, len(parts)
+                elif tag == "img":
+                    src = el.get("src") or el.get("data-src")
+                    if src and not src.startswith("data:"):
+                        if images is None:
+                            images = []
+                        images.append((el.get("alt") or "", src))
             counts = kids[-1]
             counts[tag] = n = counts.get(tag, 0) + 1
             nth.append(n)
@@ -295,7 +344,7 @@ def segment(root: etree._Element) -> list[Block]:
             if values:
                 markup += len("".join(values)) + len("".join(el.keys())) + 4 * len(values)
             tags += 1
-            text = el.text
+            text = None if el is permalink else el.text
         elif event == "end":
             tag = el.tag
             text = el.tail
@@ -303,12 +352,20 @@ def segment(root: etree._Element) -> list[Block]:
                 if len(open_blocks) > 1:
                     if has_text:
                         emit()
-                    parts, link_parts, has_text = [], [], False
+                    parts, link_parts, links, images, has_text = [], [], None, None, False
                     open_blocks.pop()
-                    block_el, block_depth = open_blocks[-1]
+                    block_el, block_depth, structure = open_blocks[-1]
                     markup = tags = br_run = 0
+                    if tag in COUNTED_TAGS:
+                        tracker.leave(tag)
             elif tag == "a":
                 link_depth -= 1
+                if link_depth == 0 and link_href and link_into is parts:
+                    anchor = " ".join("".join(parts[link_from:]).split())
+                    if anchor:
+                        if links is None:
+                            links = []
+                        links.append((anchor, link_href))
             if tag not in SKIP_TAGS and tag != "br":  # those never went onto ``path``
                 path.pop()
                 nth.pop()

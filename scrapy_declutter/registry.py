@@ -38,9 +38,10 @@ REGISTRY: dict[str, str] = {
     "tree": "scrapy_declutter.steps.tree:tree_chain",
     "dragnet": "scrapy_declutter.steps.dragnet.step:dragnet_chain",
     "learned": "scrapy_declutter.steps.learned.step:LearnedClassifier",
+    "title": "scrapy_declutter.steps.title:TitleHeading",
 }
-#: What ``default`` means; the learned extractor takes this name once it beats the rest.
-DEFAULT = "learned"
+#: What ``default`` means: the learned classifier, then the page's title heading kept.
+DEFAULT = "learned+title"
 
 _PART = re.compile(r"^\s*([\w.-]+)\s*(?:\((.*)\))?\s*$")
 

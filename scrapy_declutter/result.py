@@ -5,15 +5,31 @@ A Result is data; ``report.render_report(result)`` renders it as HTML.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from .blocks import Block
 
+if TYPE_CHECKING:
+    from lxml import etree
+
+    from .metadata import Metadata
+
 
 def join_blocks(blocks: list[Block]) -> str:
-    """Clean text: one block per paragraph, paragraphs (and headings) separated by a blank line."""
-    return "\n\n".join(b.text for b in blocks)
+    """Clean text: one block per paragraph, paragraphs (and headings) separated by a
+    blank line; code keeps its lines, and the blocks of one ``<pre>`` stay together."""
+    out: list[str] = []
+    last_pre = 0
+    for b in blocks:
+        pre = b.structure.pre
+        if pre and pre == last_pre:
+            out[-1] = f"{out[-1]}\n{b.preformatted}"
+        else:
+            out.append(b.preformatted or b.text)
+        last_pre = pre
+    return "\n\n".join(out)
 
 
 @dataclass(frozen=True)
@@ -52,6 +68,8 @@ class Result:
     #: What site learning decided on the page; None without it (``extract()``,
     #: ``site_learning=False``, a site not loaded, a page without blocks).
     site_learning: SiteDecisions | None = None
+    #: The parsed page, kept so that ``metadata`` is read only when asked for.
+    root: "etree._Element | None" = field(default=None, repr=False, compare=False)
 
     @property
     def content_blocks(self) -> list[Block]:
@@ -61,8 +79,31 @@ class Result:
         """The block labels as plain dicts: the form that lands on items."""
         return [b.as_dict() for b in self.blocks]
 
+    @property
+    def markdown(self) -> str:
+        """The content as Markdown, without links or images (``to_markdown`` for those)."""
+        return self.to_markdown()
+
+    def to_markdown(self, *, links: bool = False, images: bool = False) -> str:
+        """The content as Markdown (see ``formats.markdown``), links and images if asked."""
+        from .formats.markdown import render_markdown
+
+        return render_markdown(self.blocks, base_url=self.url, links=links, images=images)
+
+    @cached_property
+    def metadata(self) -> "Metadata":
+        """Title, authors, dates, language ... and the extraction's confidence, read from
+        the page's markup on first use (extruct is imported then, not before)."""
+        from .metadata import Metadata, extraction_confidence, read_metadata
+
+        if self.root is None:
+            return Metadata(title=self.title or None, language=self.language or None,
+                            confidence=extraction_confidence(self.blocks))
+        return read_metadata(self.root, self.url, title=self.title, language=self.language,
+                             blocks=self.blocks)
+
     def as_dict(self) -> dict[str, Any]:
-        """The whole result in plain JSON types."""
+        """The whole result in plain JSON types, Markdown and metadata included."""
         return {
             "url": self.url,
             "site": self.site,
@@ -71,5 +112,7 @@ class Result:
             "extractor": self.extractor,
             "reason": self.reason,
             "text": self.text,
+            "markdown": self.markdown,
+            "metadata": self.metadata.as_dict(),
             "blocks": self.labels(),
         }

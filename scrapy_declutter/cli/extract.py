@@ -1,4 +1,4 @@
-"""``scrapy-declutter extract``: clean text (or the whole Result as JSON) of local pages."""
+"""``scrapy-declutter extract``: the clean content of local pages as text, Markdown or JSON."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 from ..errors import DeclutterError
+
+FORMATS = ("text", "markdown", "json")
 
 
 def read_input(path: str) -> bytes:
@@ -25,11 +27,17 @@ def read_input(path: str) -> bytes:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("extract", help="print the clean text of HTML files",
-                       description="Print the clean text of each page (or its Result as JSON).")
+                       description="Print the clean content of each page as plain text, as "
+                                   "Markdown, or as JSON (the whole Result: text, Markdown, "
+                                   "metadata and block labels), one JSON object a line.")
     p.add_argument("paths", nargs="+", metavar="PATH", help="HTML file (.html or .html.gz), or - for stdin")
     p.add_argument("--extractor", default="default", help="extractor name (default: %(default)s)")
     p.add_argument("--url", help="the page's URL (sets the site key and resolves nothing else)")
-    p.add_argument("--json", action="store_true", help="print the Result as JSON, blocks included")
+    p.add_argument("--format", "-f", choices=FORMATS, default="text",
+                   help="output format (default: %(default)s)")
+    p.add_argument("--links", action="store_true", help="Markdown: keep links and images")
+    p.add_argument("--json", action="store_const", const="json", dest="format",
+                   help="the same as --format json")
     p.set_defaults(func=run)
 
 
@@ -40,12 +48,15 @@ def run(args: argparse.Namespace) -> int:
     build_extractor(args.extractor)  # fail on a bad name before reading anything
     for i, path in enumerate(args.paths):
         result = extract(read_input(path), args.url, extractor=args.extractor)
-        if args.json:
+        if args.format == "json":
             data = result.as_dict()
             data["path"] = path
             print(json.dumps(data, ensure_ascii=False))
+            continue
+        if len(args.paths) > 1:
+            print(f"{'' if i == 0 else chr(10)}==> {path} <==")
+        if args.format == "markdown":
+            print(result.to_markdown(links=args.links, images=args.links), end="")
         else:
-            if len(args.paths) > 1:
-                print(f"{'' if i == 0 else chr(10)}==> {path} <==")
             print(result.text)
     return 0

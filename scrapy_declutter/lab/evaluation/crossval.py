@@ -27,16 +27,21 @@ LEARNED_NAMES = ("learned",)
 
 
 def uses_learned(name: str) -> bool:
-    """Whether ``name`` means the learned extractor (directly or as ``default``)."""
-    base = name.split("(")[0].strip()
-    return base in LEARNED_NAMES or (base == "default" and DEFAULT.split("(")[0] in LEARNED_NAMES)
+    """Whether ``name`` starts with the learned extractor (directly or as ``default``)."""
+    base = name.split("+")[0].split("(")[0].strip()
+    if base == "default":
+        base = DEFAULT.split("+")[0].split("(")[0]
+    return base in LEARNED_NAMES
 
 
 def fold_spec(name: str, model_path: Path) -> str:
-    """The extractor spec that runs ``name`` with a fold's model file."""
-    params = name.partition("(")[2].rstrip(")").strip()
+    """The extractor spec that runs ``name`` with a fold's model file (later steps kept)."""
+    first, _, rest = name.partition("+")
+    if first.strip() == "default":
+        first, _, rest = DEFAULT.partition("+")
+    params = first.partition("(")[2].rstrip(")").strip()
     extra = f",{params}" if params else ""
-    return f'learned(model="{model_path.as_posix()}"{extra})'
+    return f'learned(model="{model_path.as_posix()}"{extra})' + (f"+{rest}" if rest else "")
 
 
 def evaluate_cv(samples: Sequence[Sample], systems: Sequence[str], k: int = 5, *,
