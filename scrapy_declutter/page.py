@@ -25,7 +25,8 @@ from urllib.parse import urlsplit
 from lxml import etree
 from parsel.selector import create_root_node
 
-from .blocks import Block, segment
+from .blocks import Block
+from .segment import segment
 from .language import DEFAULT_LANGUAGE, declared_language, page_language, stoplist, stopword_counts
 from .limits import DEFAULT_LIMITS, NO_TEXT, TOO_DEEP, Limits, empty_root, log_reason
 from .salvage import flatten, whole_document

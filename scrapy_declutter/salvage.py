@@ -24,7 +24,7 @@ from html import escape, unescape
 
 from lxml import etree
 
-from .blocks import BLOCK_TAGS, SKIP_TAGS
+from .segment import BLOCK_TAGS, SKIP_TAGS
 
 #: Elements whose content a browser never shows (their text is dropped).
 HIDDEN_TAGS = SKIP_TAGS | {"noframes", "noembed"}

@@ -1,6 +1,6 @@
 """Where a block sits in the document's structure: what the Markdown output needs.
 
-The segmentation walk (``blocks.segment``) is the only pass over the tree, so
+The segmentation walk (``segment.segment``) is the only pass over the tree, so
 it records, beside each block's text, the structure a reader sees: heading
 level, list nesting and item numbers, table cells, preformatted code and
 block quotes. A ``Structure`` is made once per structural element and shared

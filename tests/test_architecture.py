@@ -19,17 +19,9 @@ from collections import deque
 from pathlib import Path
 
 import grimp
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "scrapy_declutter"
-
-#: Cycles known to exist and being removed on another branch: each entry is the set of
-#: modules of one strongly connected component; a cycle passes only if all its modules
-#: lie inside one entry, and an entry whose cycle is gone fails until it is deleted.
-#: Empty: the cycles of issue 13 (result <-> report, language <-> page, the stores'
-#: package <-> backends) are gone.
-KNOWN_CYCLES: dict[str, frozenset[str]] = {}
 
 
 def _graph() -> dict[str, set[str]]:
@@ -104,18 +96,10 @@ def test_the_cycle_finder_finds_cycles():
     assert cycle_path(adj, {"a", "b", "c"}) == ["a", "b", "c", "a"]
 
 
-def test_no_new_import_cycle_between_modules():
+def test_no_import_cycle_between_modules():
     adj = _graph()
-    new = [c for c in strongly_connected(adj) if not any(c <= known for known in KNOWN_CYCLES.values())]
-    assert not new, "import cycles:\n" + "\n".join(" -> ".join(cycle_path(adj, c)) for c in new)
-
-
-@pytest.mark.xfail(strict=True, reason="known cycle, removed on another branch; then delete its entry")
-@pytest.mark.parametrize("name", sorted(KNOWN_CYCLES))
-def test_known_cycle_is_gone(name):
-    adj = _graph()
-    remaining = [c for c in strongly_connected(adj) if c & KNOWN_CYCLES[name]]
-    assert not remaining, " -> ".join(cycle_path(adj, remaining[0]))
+    cycles = strongly_connected(adj)
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(cycle_path(adj, c)) for c in cycles)
 
 
 def test_import_linter_contracts_hold():

@@ -9,15 +9,8 @@ import pytest
 from conftest import SAMPLE_DATA
 
 from scrapy_declutter import Page
-from scrapy_declutter.blocks import (
-    BLOCK_TAGS,
-    WRAP_WIDTH,
-    class_tokens,
-    name_tokens,
-    segment,
-    subtree_prefixes,
-    wrapped_lines,
-)
+from scrapy_declutter.blocks import class_tokens, name_tokens, subtree_prefixes
+from scrapy_declutter.segment import BLOCK_TAGS, WRAP_WIDTH, segment, wrapped_lines
 
 
 def texts(html: str) -> list[str]:

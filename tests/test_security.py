@@ -120,7 +120,7 @@ def test_site_learning_with_a_local_store_opens_no_socket(no_network, tmp_path, 
 
 # -- hidden markup never reaches the text ---------------------------------------------------------
 SECRET = "SECRETMARK"
-# <noscript> is not here: a crawler runs no scripts, so its content is what it sees (see blocks.py).
+# <noscript> is not here: a crawler runs no scripts, so its content is what it sees (see segment.py).
 HIDDEN_PAGES = [
     f"<script>document.write('<p>{SECRET}</p>')</script>",
     f"<SCRIPT type='text/template'><div class='post'><p>{SECRET} in a template</p></div></SCRIPT>",

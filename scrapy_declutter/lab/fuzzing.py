@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 from parsel import Selector
 
 from ..api import extract
-from ..blocks import LABELS, SKIP_TAGS
+from ..blocks import LABELS
+from ..segment import SKIP_TAGS
 from ..limits import reason_kind
 from ..sniff import decode_html
 
