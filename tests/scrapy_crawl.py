@@ -185,6 +185,45 @@ class ChainSpider(SiteSpider):
                                  cb_kwargs={"i": i + 1})
 
 
+class MetadataThreadSpider(ChainSpider):
+    """A ChainSpider whose items say where each page's metadata was read.
+
+    ``metadata_threads`` lists the threads ``read_metadata`` ran on for the
+    page, and ``metadata_ready`` whether ``Result.metadata`` was already
+    computed when the callback ran: the metadata fields are built off the
+    reactor, with the rest of the item's fields.
+    """
+
+    name = "metadata_thread"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        import threading
+
+        import scrapy_declutter.metadata as metadata
+
+        self.threads: dict[str, list[str]] = {}
+        read = metadata.read_metadata
+
+        def recording(root: Any, url: Any, **kw: Any) -> Any:
+            on_reactor = threading.current_thread() is threading.main_thread()
+            self.threads.setdefault(url, []).append("reactor" if on_reactor else "worker")
+            return read(root, url, **kw)
+
+        metadata.read_metadata = recording
+
+    def parse(self, response, i=0):
+        from scrapy_declutter import result_for
+
+        result = result_for(response)
+        ready = result is not None and "metadata" in vars(result)
+        for obj in super().parse(response, i):
+            if not isinstance(obj, scrapy.Request):
+                obj["metadata_ready"] = ready
+                obj["metadata_threads"] = self.threads.get(response.url, [])
+            yield obj
+
+
 class OffSiteSpider(SiteSpider):
     """The plugin switched off for this spider only."""
 
@@ -218,8 +257,8 @@ class HtmlItemSpider(scrapy.Spider):
 
 SPIDERS = {
     cls.__name__: cls
-    for cls in (SiteSpider, MetaCopySpider, ChainSpider, OffSiteSpider, RenamingSiteSpider,
-                HtmlItemSpider)
+    for cls in (SiteSpider, MetaCopySpider, ChainSpider, MetadataThreadSpider, OffSiteSpider,
+                RenamingSiteSpider, HtmlItemSpider)
 }
 
 

@@ -174,3 +174,30 @@ def test_docs_describe_every_development_command():
     assert len(lab) == 6
     for command in lab:
         assert f"scrapy-declutter {command} " in doc, command
+
+
+@pytest.mark.parametrize("peer", [False, True])
+def test_evaluate_scores_metadata_where_the_truth_has_it(capsys, tiny_dataset, peer):
+    if peer:
+        pytest.importorskip("trafilatura")
+    names = ["-e", "density", *(["-e", "trafilatura"] if peer else [])]
+    assert main(["evaluate", str(tiny_dataset), *names, "--no-progress", "--metadata"]) == 0
+    out = capsys.readouterr().out
+    table = out[out.index("metadata of 3 pages"):].splitlines()
+    # The tiny set's truth: three titles, one author, two dates.
+    assert "pages whose ground truth has it: title 3, author 1, date 2" in table
+    rows = {line.split()[0]: line.split()[1:] for line in table[3:]
+            if line.startswith(("scrapy-declutter ", "trafilatura "))}
+    assert set(rows) == ({"scrapy-declutter", "trafilatura"} if peer else {"scrapy-declutter"})
+    for pages, title, author, date, *_ in rows.values():
+        assert pages == "3" and all(0 <= float(x) <= 1 for x in (title, author, date))
+    # Ours, recomputed through the public API: the share of dated pages whose date matches.
+    from scrapy_declutter import extract
+    from scrapy_declutter.lab.dataset import load_dataset
+    from scrapy_declutter.lab.metadata_eval import norm_date, truth_of
+    from scrapy_declutter.page import decode_html
+
+    dated = [(s, truth_of(s).date) for s in load_dataset(tiny_dataset) if truth_of(s).date]
+    hits = [norm_date(extract(decode_html(s.html_bytes()), s.url).metadata.date_published)
+            == norm_date(truth) for s, truth in dated]
+    assert float(rows["scrapy-declutter"][3]) == pytest.approx(sum(hits) / len(hits), abs=5e-4)

@@ -107,3 +107,61 @@ def test_default_items_and_debug_log_stay_lean_on_the_example_project(tmp_path):
     log = (tmp_path / "on.log").read_text(encoding="utf-8")
     assert "'label'" not in log and "'xpath'" not in log
     assert log_size - bare_log_size <= 1.25 * text
+
+
+METADATA = ["title", "authors", "author", "date_published", "site_name", "language", "confidence"]
+
+
+def test_markdown_and_metadata_fields_on_every_item_of_a_feed(site_url, tmp_path):  # noqa: F811
+    """DECLUTTER_FORMAT and DECLUTTER_METADATA_FIELDS in real crawls: JSON lines and a CSV
+    whose first response is not HTML, then ``markdown`` alone with renamed metadata fields."""
+    paths = ["/data.json", "/article.html", "/tomatoes.html"]
+    both = {fmt: tmp_path / f"both.{fmt}" for fmt in ("csv", "jsonlines")}
+    alone = tmp_path / "markdown.jsonl"
+    crawl(tmp_path, {
+        "spider": "MetadataThreadSpider",
+        "settings": {"FEEDS": {str(p): {"format": fmt} for fmt, p in both.items()},
+                     "DECLUTTER_FORMAT": "both", "DECLUTTER_METADATA_FIELDS": METADATA},
+        "args": {"start_url": site_url, "paths": json.dumps(paths)},
+    }, {
+        "spider": "ChainSpider",
+        "settings": {"FEEDS": {str(alone): {"format": "jsonlines"}}, "DECLUTTER_FORMAT": "markdown",
+                     "DECLUTTER_METADATA_FIELDS": {"title": "headline", "date_published": "date"}},
+        "args": {"start_url": site_url, "paths": json.dumps(paths)},
+    })
+    items = read_jsonl(both["jsonlines"])
+    article = items["/article.html"]
+    assert article["authors"] == ["Ann Hollis", "Ravi Menon"]
+    assert article["author"] == "Ann Hollis, Ravi Menon"
+    assert article["date_published"] == "2026-09-14T08:30:00+01:00"
+    assert (article["site_name"], article["language"]) == ("Riverside Gardening Club", "en-GB")
+    # The spider fills ``title`` itself (the <title> text), which the plugin never overwrites;
+    # the second crawl writes the metadata title to a field of its own.
+    assert article["title"] == "Saving seed from your own beans | Riverside Gardening Club"
+    assert 0 < article["confidence"] <= 1
+    assert "## What you need\n\n- a few healthy plants" in article["markdown"]
+    assert "What you need\n\na few healthy plants" in article["clean_text"]
+    assert items["/tomatoes.html"]["authors"] == [] and items["/tomatoes.html"]["date_published"] is None
+    # Read with the other fields, on a worker thread, before the callback ran.
+    for path in ("/article.html", "/tomatoes.html"):
+        assert items[path]["metadata_threads"] == ["worker"] and items[path]["metadata_ready"]
+    skipped = items["/data.json"]
+    assert skipped["metadata_threads"] == [] and not skipped["metadata_ready"]
+    configured = {"clean_text", "markdown", *METADATA}
+    assert all(skipped[name] is None for name in configured)  # present, None
+
+    with both["csv"].open(newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        assert configured <= set(reader.fieldnames)  # the first row's item was not HTML
+        rows = by_path(list(reader))
+    assert all(rows["/data.json"][name] == "" for name in configured)
+    assert rows["/article.html"]["authors"] == "Ann Hollis,Ravi Menon"  # Scrapy's list form
+    assert rows["/article.html"]["markdown"] == article["markdown"]
+    assert float(rows["/article.html"]["confidence"]) == article["confidence"]
+
+    items = read_jsonl(alone)
+    assert "clean_text" not in items["/article.html"]  # Markdown only, in its own field
+    assert items["/article.html"]["markdown"] == article["markdown"]
+    assert items["/article.html"]["headline"] == "Saving seed from your own beans"
+    assert items["/article.html"]["date"] == article["date_published"]
+    assert items["/data.json"]["markdown"] is items["/data.json"]["date"] is None

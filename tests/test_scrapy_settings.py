@@ -61,6 +61,11 @@ def test_per_request_options_exclude_what_is_set_once_per_crawl():
     ("content_selector", "article .text", "article .text"),
     ("content_selector", "//main", "//main"), ("extractor", "", "default"),
     ("extractor", "boilerpipe-article+tree(depth=1)", "boilerpipe-article+tree(depth=1)"),
+    ("format", " Markdown", "markdown"), ("markdown_field", "md", "md"),
+    ("metadata_fields", "authors, date_published", (("authors", "authors"),
+                                                    ("date_published", "date_published"))),
+    ("metadata_fields", ["title"], (("title", "title"),)),
+    ("metadata_fields", {"title": "headline"}, (("title", "headline"),)),
 ])
 def test_one_converter_reads_settings_spider_arguments_and_meta_alike(option, raw, value):
     assert getattr(options(**{setting_name(option): raw}), option) == value
@@ -82,6 +87,11 @@ def test_one_converter_reads_settings_spider_arguments_and_meta_alike(option, ra
      "is not an extractor: 'tree' has no parameter 'dept'; its parameters: depth, skip_wrappers"),
     ("extractor", 'boilerpipe-article(keep_largest="chars")', "is not a valid extractor"),
     ("inspect_sample", "1.5", "is not a rate; use a number from 0 to 1"),
+    ("format", "html", "is not an output format; use one of text, markdown, both"),
+    ("metadata_fields", ["authors", "publish_date"],
+     "names unknown metadata: publish_date (did you mean date_published?); valid: title, authors,"),
+    ("metadata_fields", {"title": None}, "maps 'title' to no item field"),
+    ("metadata_fields", 3, "is a int; use a list of metadata names"),
 ])
 def test_a_bad_value_names_the_setting_and_what_it_accepts(option, raw, message):
     with pytest.raises(SettingsError) as e:
@@ -114,6 +124,20 @@ def test_two_outputs_in_one_field_are_refused():
         options(DECLUTTER_BLOCKS_FIELD="clean_text")
     with pytest.raises(SettingsError, match="both name the item field 'x'"):
         DeclutterOptions().override({"text_field": "x", "title_field": "x"})
+    with pytest.raises(SettingsError, match=r"DECLUTTER_TITLE_FIELD and DECLUTTER_METADATA_FIELDS\['title'\]"):
+        options(DECLUTTER_TITLE_FIELD="title", DECLUTTER_METADATA_FIELDS=["title"])
+    # The Markdown field is filled only when DECLUTTER_FORMAT asks for it, so it clashes only then.
+    assert options(DECLUTTER_MARKDOWN_FIELD="clean_text").format == "text"
+    with pytest.raises(SettingsError, match="DECLUTTER_TEXT_FIELD and DECLUTTER_MARKDOWN_FIELD"):
+        options(DECLUTTER_MARKDOWN_FIELD="clean_text", DECLUTTER_FORMAT="both")
+
+
+@pytest.mark.parametrize("fmt, fields", [
+    ("text", ["clean_text"]), ("markdown", ["markdown"]), ("both", ["clean_text", "markdown"]),
+])
+def test_the_format_says_which_text_fields_an_item_gets(fmt, fields):
+    chosen = options(DECLUTTER_FORMAT=fmt, DECLUTTER_METADATA_FIELDS={"confidence": "score"})
+    assert list(chosen.item_fields()) == [*fields, "score"]
 
 
 # -- start-up checks beyond the values: store, dependencies, folders --------------------------------

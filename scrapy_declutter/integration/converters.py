@@ -9,6 +9,7 @@ ValueError whose message completes "DECLUTTER_X=<value> ...".
 
 from __future__ import annotations
 
+import difflib
 from functools import lru_cache
 from typing import Any
 
@@ -124,3 +125,61 @@ def css_or_xpath(value: Any) -> str | None:
     except Exception as e:  # noqa: BLE001 - cssselect and lxml raise several kinds
         raise ValueError(f"is not a CSS or XPath selector: {e}") from None
     return selector
+
+
+#: ``DECLUTTER_FORMAT`` values (``settings.FORMATS`` says which fields each fills).
+OUTPUT_FORMATS = ("text", "markdown", "both")
+
+
+def output_format(value: Any) -> str:
+    """``text``, ``markdown`` or ``both`` (any case)."""
+    text = str(value).strip().lower()
+    if text not in OUTPUT_FORMATS:
+        raise ValueError(f"is not an output format; use one of {', '.join(OUTPUT_FORMATS)}")
+    return text
+
+
+def metadata_names() -> tuple[str, ...]:
+    """Names a metadata field may take: the ``Metadata`` attributes, and ``author``
+    (the authors joined into one string, for feeds that want a single cell)."""
+    import dataclasses
+
+    from ..metadata import Metadata
+
+    return (*(f.name for f in dataclasses.fields(Metadata)), "author")
+
+
+def metadata_fields(value: Any) -> tuple[tuple[str, str], ...]:
+    """(Metadata attribute, item field) pairs.
+
+    A list (or a comma-separated string, as ``-s`` gives) names the attributes,
+    each written to the item field of the same name; a dict maps attribute to
+    item field, for a spider whose own ``title`` or ``language`` is taken.
+    Checked against ``Metadata``: a typo fails the crawl at start, with the
+    valid names, rather than leaving a column empty on every row.
+    """
+    if value is None or (isinstance(value, str) and value.strip().lower() in _NULLS):
+        return ()
+    if isinstance(value, str):
+        value = [part for part in value.replace(" ", ",").split(",") if part]
+    if isinstance(value, dict):
+        pairs = list(value.items())
+    elif isinstance(value, (list, tuple)):
+        pairs = [(v, v) for v in value]
+    else:
+        raise ValueError(f"is a {type(value).__name__}; use a list of metadata names "
+                         "or a dict of name -> item field")
+    valid = metadata_names()
+    unknown = [str(attr) for attr, _ in pairs if attr not in valid]
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], valid, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise ValueError(f"names unknown metadata: {', '.join(unknown)}{hint}; "
+                         f"valid: {', '.join(valid)}")
+    fields = []
+    for attr, name in pairs:
+        field_name = optional_text(name)
+        if field_name is None:
+            raise ValueError(f"maps {attr!r} to no item field; leave it out instead")
+        fields.append((attr, field_name))
+    return tuple(fields)

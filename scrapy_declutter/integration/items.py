@@ -25,8 +25,6 @@ from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
-from .settings import FIELD_KINDS
-
 if TYPE_CHECKING:
     from ..result import Result
     from .settings import DeclutterOptions
@@ -36,11 +34,8 @@ logger = logging.getLogger(__name__)
 
 def field_values(result: Result | None, options: DeclutterOptions) -> dict[str, Any]:
     """Item field -> value for every configured field; all ``None`` without a Result."""
-    return {
-        getattr(options, kind): (value(result) if result is not None else None)
-        for kind, value in FIELD_KINDS.items()
-        if getattr(options, kind)
-    }
+    return {name: (value(result) if result is not None else None)
+            for name, value in options.item_fields().items()}
 
 
 class FieldWriter:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -29,7 +30,16 @@ from ..errors import SettingsError
 from ..limits import MAX_BYTES
 from ..report.files import DEFAULT_INSPECT_SAMPLE
 from ..result import Result
-from .converters import boolean, css_or_xpath, extractor_name, optional_text, rate, size
+from .converters import (
+    boolean,
+    css_or_xpath,
+    extractor_name,
+    metadata_fields,
+    optional_text,
+    output_format,
+    rate,
+    size,
+)
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -46,9 +56,27 @@ DEFAULT_STORE_FILE = "declutter.sqlite3"
 #: import the module that reads the options (an import cycle).
 FIELD_KINDS: dict[str, Callable[[Result], Any]] = {
     "text_field": lambda result: result.text,
+    "markdown_field": lambda result: result.markdown,
     "blocks_field": Result.labels,
     "title_field": lambda result: result.title,
 }
+#: ``DECLUTTER_FORMAT`` -> the field kinds it fills; the other kinds above are always filled.
+FORMATS: dict[str, tuple[str, ...]] = {
+    "text": ("text_field",),
+    "markdown": ("markdown_field",),
+    "both": ("text_field", "markdown_field"),
+}
+_FORMAT_KINDS = frozenset(kind for kinds in FORMATS.values() for kind in kinds)
+
+
+def metadata_value(name: str, result: Result) -> Any:
+    """One ``Metadata`` attribute of the Result in plain JSON types (``authors`` as a list).
+
+    Reading ``result.metadata`` computes it (extruct over the tree) on first
+    use: this runs where the field values are built, on the worker thread.
+    """
+    value = getattr(result.metadata, name)
+    return list(value) if isinstance(value, tuple) else value
 
 PREFIX = "DECLUTTER_"
 #: Request meta key: ``False`` skips the request, a dict overrides options for it.
@@ -76,6 +104,15 @@ def option(default: Any, convert: Callable[[Any], Any], *, per_request: bool = T
 class DeclutterOptions:
     """What one crawl (or one request, after meta overrides) asks of the plugin.
 
+    ``format`` says which of ``text_field`` and ``markdown_field`` are
+    filled: ``markdown`` fills only ``markdown_field`` (``"markdown"``), not
+    ``clean_text``, because a field's name should say what it holds: a
+    pipeline that counts words or searches ``clean_text`` would otherwise get
+    ``#``, ``|`` and fences after a change of one setting, and a feed with
+    both formats needs two names anyway. ``metadata_fields`` pairs
+    ``Metadata`` attributes with the item fields they go to (the same name
+    unless a dict renames them).
+
     ``blocks_field`` is off by default: a block list is about four times the
     size of the clean text (every block's text, tag, xpath and scores), so
     items, feeds and Scrapy's DEBUG log of every scraped item would be mostly
@@ -89,7 +126,10 @@ class DeclutterOptions:
     extractor: str = option("default", extractor_name)
     site_learning: bool = option(True, boolean)
     store: str | None = option(None, optional_text, per_request=False)
+    format: str = option("text", output_format)
     text_field: str | None = option("clean_text", optional_text)
+    markdown_field: str | None = option("markdown", optional_text)
+    metadata_fields: tuple[tuple[str, str], ...] = option((), metadata_fields)
     blocks_field: str | None = option(None, optional_text)
     title_field: str | None = option(None, optional_text)
     # Read by the pipeline, which sees items, not requests: per crawl only.
@@ -185,17 +225,30 @@ class DeclutterOptions:
             raise SettingsError(clash)
         return options
 
+    def item_fields(self) -> dict[str, Callable[[Result], Any]]:
+        """Item field -> what a Result puts there, for every field these options fill."""
+        return {name: value for name, _, value in self._fields()}
+
     def field_clash(self) -> str:
         """Why two outputs would land in one item field, or "" when they do not."""
         seen: dict[str, str] = {}
-        for kind in FIELD_KINDS:
-            name = getattr(self, kind)
-            if name and name in seen:
-                return (f"{setting_name(seen[name])} and {setting_name(kind)} both name the "
-                        f"item field {name!r}; give each its own field")
-            if name:
-                seen[name] = kind
+        for name, source, _ in self._fields():
+            if name in seen:
+                return (f"{seen[name]} and {source} both name the item field {name!r}; "
+                        "give each its own field")
+            seen[name] = source
         return ""
+
+    def _fields(self) -> list[tuple[str, str, Callable[[Result], Any]]]:
+        """(item field, the setting that asks for it, its value) for each field filled."""
+        fields = [(getattr(self, kind), setting_name(kind), value)
+                  for kind, value in FIELD_KINDS.items()
+                  if getattr(self, kind)
+                  and (kind not in _FORMAT_KINDS or kind in FORMATS[self.format])]
+        fields += [(name, f"{setting_name('metadata_fields')}[{attr!r}]",
+                    functools.partial(metadata_value, attr))
+                   for attr, name in self.metadata_fields]
+        return fields
 
 
 

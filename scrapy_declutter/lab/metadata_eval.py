@@ -171,7 +171,8 @@ def _spearman(xs: list[float], ys: list[float]) -> float:
 
 def evaluate(samples: Sequence[Sample], *, peers: bool = True,
              sources: tuple[str, ...] | None = None) -> dict[str, dict[str, float]]:
-    """Mean score per field and ms/page per system; also the confidence/F1 correlation."""
+    """Mean score per field and ms/page per system; the pages whose truth has each field
+    (``truth``); the confidence/F1 correlation."""
     from ..api import extract
     from ..page import decode_html
 
@@ -190,14 +191,17 @@ def evaluate(samples: Sequence[Sample], *, peers: bool = True,
             guesses["trafilatura"] = trafilatura_guess(html, sample.url)
         for system, g in guesses.items():
             seconds.setdefault(system, []).append(g.seconds)
+            fields = scores.setdefault(system, {})  # a row even where no truth has a field
             for name, value in score(g, truth).items():
                 if value is not None:
-                    scores.setdefault(system, {}).setdefault(name, []).append(value)
+                    fields.setdefault(name, []).append(value)
     table = {system: {name: statistics.fmean(v) for name, v in fields.items()}
              for system, fields in scores.items()}
     for system, times in seconds.items():
         table[system]["ms/page"] = 1000 * statistics.fmean(times)
         table[system]["pages"] = len(times)
+    ours_scored = scores.get("scrapy-declutter", {})
+    table["truth"] = {name: len(ours_scored.get(name, ())) for name in ("title", "author", "date")}
     table["confidence"] = {"spearman_vs_f1": _spearman(confidence, f1)}
     return table
 
@@ -211,6 +215,9 @@ def format_table(table: dict[str, dict[str, float]]) -> str:
                          f"{row.get('author', float('nan')):>7.3f} {row.get('date', float('nan')):>6.3f} "
                          f"{row.get('date*', float('nan')) if system != 'trafilatura' else float('nan'):>6.3f} "
                          f"{row['ms/page']:>8.2f}")
+    if "truth" in table:
+        lines.append("pages whose ground truth has it: " +
+                     ", ".join(f"{name} {n}" for name, n in table["truth"].items()))
     lines.append("(date*: the truth is our published or our modified date; trafilatura gives one date)")
     if "confidence" in table:
         lines.append(f"confidence vs page word F1: Spearman {table['confidence']['spearman_vs_f1']:.3f}")

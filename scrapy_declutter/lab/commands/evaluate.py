@@ -3,7 +3,9 @@
 All datasets run in one run (the same machine load for every figure); the
 output is one table per dataset, then a summary with every dataset on a line
 and every system side by side. ``--cv`` pools the sets and deals their
-(dataset, domain) groups into folds.
+(dataset, domain) groups into folds. ``--metadata`` adds, per dataset, the
+metadata scores of ``lab.metadata_eval`` (ours, and trafilatura's when it is
+one of the ``-e`` names), in the same run so the ms/page figures compare.
 """
 
 from __future__ import annotations
@@ -45,6 +47,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "grouped by (dataset, domain) across all the given sets, each page "
                         "scored by a model trained on the other folds; peers run in the same "
                         "loop (needs the train extra)")
+    p.add_argument("--metadata", action="store_true",
+                   help="also score metadata where the ground truth has it: title exact match, "
+                        "author token F1, publication date (same day), for ours and, when "
+                        "listed with -e, trafilatura's; one more extraction per page")
     p.set_defaults(func=run)
 
 
@@ -90,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
 
         scores = run_eval(samples, names, jobs=args.jobs, progress=not args.no_progress)
     _print_tables(args.datasets, labels, scores)
+    if args.metadata:
+        _print_metadata(args.datasets, sets, peers="trafilatura" in names)
     if args.json_out:
         from dataclasses import asdict
 
@@ -119,6 +127,16 @@ def _print_tables(folders: list[str], labels: list[str], scores: list) -> None:
         print()
     if len(tables) > 1:
         print(format_summary(tables))
+
+
+def _print_metadata(folders: list[str], sets: list, *, peers: bool) -> None:
+    from ..metadata_eval import evaluate, format_table
+
+    for folder, samples in zip(folders, sets):
+        print(f"metadata of {len(samples)} pages from {folder} (each score over the pages "
+              "whose ground truth has the field)")
+        print(format_table(evaluate(samples, peers=peers)))
+        print()
 
 
 def _site_learning(args: argparse.Namespace, names: list[str], sets: list) -> int:
