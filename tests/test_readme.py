@@ -2,7 +2,9 @@
 
 The Python quick start runs from the repository root on the bundled Python
 docs pages; every ``print(...)  # text`` comment in it must appear in what it
-printed (a trailing ``...`` stands for the rest of the line). The Scrapy
+printed (a trailing ``...`` stands for the rest of the line). So does every
+``python`` block of the docs pages (settings files and spiders run too:
+they define names, and a stale import or name fails). The Scrapy
 quick start's spider is run with ``scrapy runspider`` against a loopback copy
 of the same pages.
 """
@@ -57,15 +59,33 @@ def test_readme_is_short_and_keeps_the_two_commands():
 def test_python_quick_start_prints_what_it_says(monkeypatch):
     code = "\n".join(code_blocks(section(README.read_text(encoding="utf-8"), "Python"), "python"))
     monkeypatch.chdir(ROOT)
+    assert len(re.findall(r"^\s*print\(.*\)\s+#", code, re.MULTILINE)) >= 3
+    run_and_check(code, "README.md")
+
+
+_SAMPLE_PAGES = sorted(p for p in DOCS.glob("*.md")
+                       if code_blocks(p.read_text(encoding="utf-8"), "python"))
+
+
+@pytest.mark.parametrize("page", _SAMPLE_PAGES, ids=lambda p: p.name)
+def test_docs_python_samples_run(page, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    for i, code in enumerate(code_blocks(page.read_text(encoding="utf-8"), "python")):
+        run_and_check(code, f"{page.name} python block {i + 1}")
+
+
+
+
+def run_and_check(code: str, filename: str) -> None:
+    """Run a sample from the repository root; each ``print(...)  # text`` must print its text."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code, "README.md", "exec"), {"__name__": "readme"})  # noqa: S102
+        exec(compile(code, filename, "exec"), {"__name__": "sample"})  # noqa: S102
     printed = out.getvalue()
     promised = [m.group(1).removesuffix("...").strip()
                 for m in re.finditer(r"^\s*print\(.*\)\s+#\s*(.+)$", code, re.MULTILINE)]
-    assert len(promised) >= 3
     for text in promised:
-        assert text in printed, (text, printed)
+        assert text in printed, (filename, text, printed)
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
