@@ -29,11 +29,11 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 SITE = ROOT / "example_project" / "site"
-#: Linked from the docs but written on another branch (issue 18, item 3); drop once merged.
-PENDING = {DOCS / "evaluation.md"}
 
 _FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
+#: ``print(...)  # text``: a sample's promise of what it prints.
+_PROMISE = re.compile(r"^\s*print\(.*\)\s+#\s*(.+)$", re.MULTILINE)
 
 
 def section(text: str, heading: str) -> str:
@@ -56,10 +56,21 @@ def test_readme_is_short_and_keeps_the_two_commands():
     assert second.strip() in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
 
+def run_and_check(code: str, filename: str) -> None:
+    """Run a sample from the repository root; each ``print(...)  # text`` must print its text."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, filename, "exec"), {"__name__": "sample"})  # noqa: S102
+    printed = out.getvalue()
+    promised = [m.group(1).removesuffix("...").strip() for m in _PROMISE.finditer(code)]
+    for text in promised:
+        assert text in printed, (filename, text, printed)
+
+
 def test_python_quick_start_prints_what_it_says(monkeypatch):
     code = "\n".join(code_blocks(section(README.read_text(encoding="utf-8"), "Python"), "python"))
     monkeypatch.chdir(ROOT)
-    assert len(re.findall(r"^\s*print\(.*\)\s+#", code, re.MULTILINE)) >= 3
+    assert len(_PROMISE.findall(code)) >= 3
     run_and_check(code, "README.md")
 
 
@@ -72,20 +83,6 @@ def test_docs_python_samples_run(page, monkeypatch):
     monkeypatch.chdir(ROOT)
     for i, code in enumerate(code_blocks(page.read_text(encoding="utf-8"), "python")):
         run_and_check(code, f"{page.name} python block {i + 1}")
-
-
-
-
-def run_and_check(code: str, filename: str) -> None:
-    """Run a sample from the repository root; each ``print(...)  # text`` must print its text."""
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(code, filename, "exec"), {"__name__": "sample"})  # noqa: S102
-    printed = out.getvalue()
-    promised = [m.group(1).removesuffix("...").strip()
-                for m in re.finditer(r"^\s*print\(.*\)\s+#\s*(.+)$", code, re.MULTILINE)]
-    for text in promised:
-        assert text in printed, (filename, text, printed)
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -144,8 +141,6 @@ def test_links_lead_somewhere(page):
             continue
         path, _, anchor = target.partition("#")
         dest = (page.parent / path).resolve() if path else page
-        if dest in PENDING and not dest.exists():
-            continue
         assert dest.exists(), f"{page.name}: broken link {target}"
         if anchor and dest.suffix == ".md":
             assert anchor in _anchors(dest), f"{page.name}: no heading for {target}"
