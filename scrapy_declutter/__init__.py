@@ -1,4 +1,21 @@
-"""scrapy_declutter: boilerplate removal for Scrapy crawls, learning each site as it goes."""
+"""scrapy_declutter: boilerplate removal for Scrapy crawls, learning each site as it goes.
+
+The public names are re-exported here. The parts, top layer first (a part
+imports only from those below it; ``setup.cfg``'s import-linter contracts
+check it, and docs/layout.md lists them):
+
+* ``lab`` — development: evaluation, training, fuzzing, benchmarks; no
+  runtime module imports it;
+* ``cli`` (the command line) and ``integration`` (the Scrapy components);
+* ``sitelearning`` (site models, ``SiteStep``, stores, ``Declutter``) and
+  ``report`` (inspection reports);
+* ``api`` (``extract()``), then ``registry`` (extractor names) and
+  ``result`` (``Result``), then ``formats`` (Markdown) and ``metadata``;
+* ``steps`` — the algorithms, one module or subpackage each;
+* ``page`` (``Page``), and beneath it the modules it builds on:
+  ``language``, ``salvage``, ``limits``, ``modelfile``, ``sniff``,
+  ``blocks``, ``structure``, ``errors``, ``version``.
+"""
 
 from .api import extract
 from .blocks import BOILERPLATE, CONTENT, Block

@@ -1,3 +1,5 @@
+"""``python -m scrapy_declutter``: the same command line as ``scrapy-declutter`` (``cli``)."""
+
 import sys
 
 from .cli import main

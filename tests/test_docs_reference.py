@@ -1,7 +1,12 @@
 """The reference pages list every setting, meta key and stat the package's code uses, and no other.
 
-Names are found by reading the package's syntax trees, not from a list kept
-by hand: a ``DECLUTTER_*`` string is a setting; a ``*META_KEY`` constant or a
+Names are found in the code, not in a list kept by hand. Settings come from
+their one table: every field of ``integration.settings.DeclutterOptions`` is
+a setting (``text_field`` is ``DECLUTTER_TEXT_FIELD``, by the module's own
+``setting_name``), and the table's defaults and "per request" flags are
+checked against the docs' columns too. Any other ``DECLUTTER_*`` string in
+the package's syntax trees is a setting as well (one read outside the table
+would still need a row). A ``*META_KEY`` constant or a
 string key of ``*.meta[...]`` / ``*.meta.get(...)`` is a meta key; a string
 starting ``declutter/`` is a stat, an f-string one a pattern (its
 placeholders match any name, as ``<kind>`` does in the docs). A page lists
@@ -11,6 +16,7 @@ names in the first column of its tables.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from pathlib import Path
 
@@ -52,9 +58,17 @@ def _meta_constants(tree: ast.AST) -> dict[str, str]:
     return found
 
 
+def table_settings() -> dict[str, tuple[object, bool]]:
+    """Setting name -> (default, settable per request), from the options table itself."""
+    from scrapy_declutter.integration import settings as table
+
+    return {table.setting_name(f.name): (f.default, f.metadata["setting"].per_request)
+            for f in dataclasses.fields(table.DeclutterOptions)}
+
+
 def code_names() -> dict[str, set[str]]:
     """Settings, meta keys and stat patterns (regular expressions) found in the package."""
-    settings: set[str] = set()
+    settings: set[str] = set(table_settings())
     meta: set[str] = set()
     stats: set[str] = set()
     trees = _trees()
@@ -141,6 +155,38 @@ def test_every_setting_is_documented(names):
     assert not missing, f"add to docs/settings.md: {missing}"
     stale = sorted(listed - names["settings"])
     assert not stale, f"docs/settings.md lists settings the code no longer has: {stale}"
+
+
+def setting_rows() -> dict[str, dict[str, str]]:
+    """docs/settings.md's settings table: setting name -> {column heading: cell}."""
+    rows: dict[str, dict[str, str]] = {}
+    header: list[str] = []
+    for line in (DOCS / "settings.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("|"):
+            header = []
+        elif not header:
+            header = cells
+        elif (names := _CODE.findall(cells[0])) and SETTING.fullmatch(names[0]):
+            rows[names[0]] = dict(zip(header, cells))
+    return rows
+
+
+def test_settings_table_gives_each_default_and_where_it_may_be_set():
+    """The Default and Per request columns say what the options table says."""
+    rows = setting_rows()
+    wrong = []
+    for name, (default, per_request) in table_settings().items():
+        row = rows.get(name)
+        if row is None:
+            continue  # test_every_setting_is_documented names it
+        shown = _CODE.findall(row["Default"])
+        if not shown or shown[0] != repr(default):
+            wrong.append(f"{name}: Default should start with `{default!r}`, not {row['Default']!r}")
+        if row["Per request"].startswith("yes") != per_request:
+            wrong.append(f"{name}: Per request should start with "
+                         f"{'yes' if per_request else 'no'}, not {row['Per request']!r}")
+    assert not wrong, "docs/settings.md:\n" + "\n".join(wrong)
 
 
 def test_every_meta_key_is_documented(names):

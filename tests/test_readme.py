@@ -2,7 +2,9 @@
 
 The Python quick start runs from the repository root on the bundled Python
 docs pages; every ``print(...)  # text`` comment in it must appear in what it
-printed (a trailing ``...`` stands for the rest of the line). The Scrapy
+printed (a trailing ``...`` stands for the rest of the line). So does every
+``python`` block of the docs pages (settings files and spiders run too:
+they define names, and a stale import or name fails). The Scrapy
 quick start's spider is run with ``scrapy runspider`` against a loopback copy
 of the same pages.
 """
@@ -27,11 +29,11 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 SITE = ROOT / "example_project" / "site"
-#: Linked from the docs but written on another branch (issue 18, item 3); drop once merged.
-PENDING = {DOCS / "evaluation.md"}
 
 _FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
+#: ``print(...)  # text``: a sample's promise of what it prints.
+_PROMISE = re.compile(r"^\s*print\(.*\)\s+#\s*(.+)$", re.MULTILINE)
 
 
 def section(text: str, heading: str) -> str:
@@ -54,18 +56,33 @@ def test_readme_is_short_and_keeps_the_two_commands():
     assert second.strip() in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
 
+def run_and_check(code: str, filename: str) -> None:
+    """Run a sample from the repository root; each ``print(...)  # text`` must print its text."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, filename, "exec"), {"__name__": "sample"})  # noqa: S102
+    printed = out.getvalue()
+    promised = [m.group(1).removesuffix("...").strip() for m in _PROMISE.finditer(code)]
+    for text in promised:
+        assert text in printed, (filename, text, printed)
+
+
 def test_python_quick_start_prints_what_it_says(monkeypatch):
     code = "\n".join(code_blocks(section(README.read_text(encoding="utf-8"), "Python"), "python"))
     monkeypatch.chdir(ROOT)
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(code, "README.md", "exec"), {"__name__": "readme"})  # noqa: S102
-    printed = out.getvalue()
-    promised = [m.group(1).removesuffix("...").strip()
-                for m in re.finditer(r"^\s*print\(.*\)\s+#\s*(.+)$", code, re.MULTILINE)]
-    assert len(promised) >= 3
-    for text in promised:
-        assert text in printed, (text, printed)
+    assert len(_PROMISE.findall(code)) >= 3
+    run_and_check(code, "README.md")
+
+
+_SAMPLE_PAGES = sorted(p for p in DOCS.glob("*.md")
+                       if code_blocks(p.read_text(encoding="utf-8"), "python"))
+
+
+@pytest.mark.parametrize("page", _SAMPLE_PAGES, ids=lambda p: p.name)
+def test_docs_python_samples_run(page, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    for i, code in enumerate(code_blocks(page.read_text(encoding="utf-8"), "python")):
+        run_and_check(code, f"{page.name} python block {i + 1}")
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -124,8 +141,6 @@ def test_links_lead_somewhere(page):
             continue
         path, _, anchor = target.partition("#")
         dest = (page.parent / path).resolve() if path else page
-        if dest in PENDING and not dest.exists():
-            continue
         assert dest.exists(), f"{page.name}: broken link {target}"
         if anchor and dest.suffix == ".md":
             assert anchor in _anchors(dest), f"{page.name}: no heading for {target}"

@@ -5,6 +5,10 @@ charts like the Dragnet seed's, the blocks in page order tinted by label, the
 clean text as exported and the counts. (A Result is data and renders nothing
 itself: the report depends on the Result, never the other way.)
 ``render_index`` links several reports; ``save_report`` writes one to a folder.
+
+* ``document`` — the report and the index page;
+* ``charts`` — the per-block bar charts, inline SVG;
+* ``files`` — safe file names, the URL-hashed sample, writing to disk.
 """
 
 from .document import IndexEntry, render_index, render_report

@@ -7,6 +7,14 @@ chain runs every step whatever the one before did). Per-page state lives on
 the Page, in typed slots (``page.get(slot)``: the Boilerpipe view, the site
 model), never on the step, so one chain can be shared by threads and by
 every page of a crawl.
+
+One module or subpackage per algorithm, with its features and model reader
+beside it: ``density`` (seed 000), ``justext`` (seed 003), ``tree`` (seed
+004), ``title`` (the heading that titles the content), ``boilerpipe/`` (seed
+002), ``dragnet/`` (seed 001, with CETR), ``learned/`` (the default
+classifier). Steps import ``page`` and what lies below it, never
+``registry`` (which names them) or site learning (whose ``SiteStep`` is a
+Step too).
 """
 
 from __future__ import annotations

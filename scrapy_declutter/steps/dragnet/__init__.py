@@ -6,5 +6,5 @@
 - ``cetr``: CETR's tag ratios, smoothing and k-means (Weninger et al.), the
   features Dragnet borrows.
 
-Training lives apart (``training.dragnet``) and is never imported here.
+Training lives apart (``scrapy_declutter.lab.training.dragnet``) and is never imported here.
 """
