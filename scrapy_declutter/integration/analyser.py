@@ -24,6 +24,7 @@ from ..sniff import redecoded
 if TYPE_CHECKING:
     from lxml import etree
 
+    from ..sitelearning.warmup import Released
     from .settings import DeclutterOptions
 
 logger = logging.getLogger(__name__)
@@ -64,17 +65,51 @@ class Analyser:
         parse more it needs. ``root`` and ``text`` are callables so that only
         what is needed gets parsed or decoded.
         """
+        return self._run(self._page(body, content_type, root, text, url, options), options)
+
+    def submit_response(
+        self,
+        body: bytes,
+        content_type: str | None,
+        root: Callable[[], etree._Element],
+        text: Callable[[], str],
+        url: str | None,
+        options: DeclutterOptions,
+        key: object,
+    ) -> list[Released]:
+        """``analyse_response`` through the site's warm-up (``DECLUTTER_WARMUP_PAGES``).
+
+        The results this page releases, each under the key it was submitted
+        with: none while its site warms up, the site's held pages when it
+        completes the warm-up, else its own.
+        """
+        page = self._page(body, content_type, root, text, url, options)
+        if options.site_key:
+            page.site = options.site_key
+        if page.reason and not page.blocks:  # passed through: nothing to learn from
+            from ..sitelearning.warmup import Released  # NumPy, with site learning
+
+            return [Released(key, result_of(page, options.extractor))]
+        with self._lock:
+            return self._core(options).submit_page(page, key=key)
+
+    def release(self) -> list[Released]:
+        """End every site's warm-up now (the spider is idle or closing): the held pages' results."""
+        with self._lock:
+            return [released for core in self._cores.values() for released in core.release()]
+
+    @staticmethod
+    def _page(body: bytes, content_type: str | None, root: Callable[[], etree._Element],
+              text: Callable[[], str], url: str | None, options: DeclutterOptions) -> Page:
         limits = _limits(options)
         refused = Page.refused(body, url, content_type=content_type, limits=limits)
         if refused is not None:
-            return self._run(refused, options)
+            return refused
         decoded = text()
         repaired = redecoded(body, content_type, decoded)
         if repaired is not None:
-            page = Page.from_html(repaired, url, limits=limits)
-        else:
-            page = Page.from_tree(root(), url, source=decoded, limits=limits)
-        return self._run(page, options)
+            return Page.from_html(repaired, url, limits=limits)
+        return Page.from_tree(root(), url, source=decoded, limits=limits)
 
     def analyse_html(self, html: str | bytes, url: str | None, options: DeclutterOptions) -> Result:
         """A page from raw HTML, e.g. an item's HTML field."""
@@ -100,6 +135,7 @@ class Analyser:
                 store=self._store if site_learning else "memory:",
                 site_learning=site_learning,
                 content_selector=options.content_selector,
+                warmup=options.warmup_pages,
             )
             self._cores[key] = core
         return core

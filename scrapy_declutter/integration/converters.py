@@ -49,6 +49,16 @@ def size(value: Any) -> int:
     return number
 
 
+def count(value: Any) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        number = -1
+    if isinstance(value, bool) or number < 0:
+        raise ValueError("is not a count; use a whole number, 0 or more")
+    return number
+
+
 def rate(value: Any) -> float:
     try:
         number = float(value)
