@@ -19,6 +19,7 @@ from ..errors import DeclutterError
 from ..limits import Limits
 from ..page import Page
 from ..result import Result
+from ..sitekey import site_key_function
 from ..sniff import redecoded
 
 if TYPE_CHECKING:
@@ -35,7 +36,8 @@ class Analyser:
 
     One core object per (extractor, site learning, content selector)
     combination a crawl actually uses, all sharing one store connection. A
-    fixed ``site_key`` option is applied to the page before the core sees it.
+    ``site_key`` option (``DECLUTTER_SITE_KEY``, per request) names the page's site
+before the core sees it.
     """
 
     def __init__(self, store: str | None) -> None:
@@ -84,8 +86,7 @@ class Analyser:
         completes the warm-up, else its own.
         """
         page = self._page(body, content_type, root, text, url, options)
-        if options.site_key:
-            page.site = options.site_key
+        page.site = site_key_function(options.site_key)(page.url)
         if page.reason and not page.blocks:  # passed through: nothing to learn from
             from ..sitelearning.warmup import Released  # NumPy, with site learning
 
@@ -116,8 +117,7 @@ class Analyser:
         return self._run(Page.from_html(html, url, limits=_limits(options)), options)
 
     def _run(self, page: Page, options: DeclutterOptions) -> Result:
-        if options.site_key:
-            page.site = options.site_key
+        page.site = site_key_function(options.site_key)(page.url)
         if page.reason and not page.blocks:  # passed through: nothing to learn from
             return result_of(page, options.extractor)
         with self._lock:

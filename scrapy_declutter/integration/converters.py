@@ -120,6 +120,15 @@ def _import_fix(error: ImportError) -> str:
             "with its dependencies: pip install --upgrade --force-reinstall scrapy-declutter")
 
 
+def site_key(value: Any) -> str:
+    """``host``, ``domain``, ``fixed:NAME`` or the import path of a callable (``sitekey``)."""
+    from ..sitekey import HOST, site_key_function
+
+    spec = optional_text(value) or HOST
+    site_key_function(spec)
+    return spec
+
+
 def css_or_xpath(value: Any) -> str | None:
     """A content selector that compiles; XPath when it starts with ``/``, ``(`` or ``./``."""
     selector = optional_text(value)

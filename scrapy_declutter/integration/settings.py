@@ -29,7 +29,8 @@ from ..errors import SettingsError
 from ..limits import MAX_BYTES
 from ..report.files import DEFAULT_INSPECT_SAMPLE
 from ..result import Result
-from .converters import boolean, count, css_or_xpath, extractor_name, optional_text, rate, size
+from .converters import (boolean, count, css_or_xpath, extractor_name, optional_text, rate,
+                         site_key, size)
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -100,7 +101,7 @@ class DeclutterOptions:
     html_field: str | None = option(None, optional_text, per_request=False)
     url_field: str | None = option("url", optional_text, per_request=False)
     content_selector: str | None = option(None, css_or_xpath)
-    site_key: str | None = option(None, optional_text)
+    site_key: str = option("host", site_key)
     # Per crawl: a site's warm-up is one hold shared by all its requests.
     warmup_pages: int = option(DEFAULT_WARMUP_PAGES, count, per_request=False)
     max_size: int = option(DEFAULT_MAX_SIZE, size)

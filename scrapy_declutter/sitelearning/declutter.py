@@ -29,6 +29,7 @@ from ..errors import StoreUnavailableError
 from ..page import Page
 from ..registry import Extractor, build_extractor
 from ..result import Result, SiteDecisions
+from ..sitekey import site_key_function
 from .learner import SiteLearner
 from .model import SiteModel
 from .step import SITE_LESSON, SITE_MODEL, SiteStep
@@ -55,7 +56,9 @@ class _SiteState:
 class Declutter:
     """Stateful extraction: ``extract()`` with per-site learning.
 
-    ``site_key`` maps a URL to its site (default: host without ``www.``).
+    ``site_key`` maps a URL to its site: a callable, or ``"host"`` (the
+    default: host without ``www.``), ``"domain"``, ``"fixed:NAME"`` or an
+    import path (see ``sitekey``).
     ``content_selector`` (CSS or XPath) or ``markers=True`` give supervised
     labels on the pages they match. ``learn=False`` uses the store's models
     without updating them.
@@ -66,7 +69,8 @@ class Declutter:
     """
 
     def __init__(self, extractor: str = "default", store: "str | SiteStore" = "memory:",
-                 site_learning: bool = True, site_key: Callable[[str | None], str] | None = None,
+                 site_learning: bool = True,
+                 site_key: "Callable[[str | None], str] | str | None" = None,
                  content_selector: str | None = None, *, markers: bool = False,
                  learn: bool = True, flush_every: int = FLUSH_EVERY,
                  learner: SiteLearner | None = None, retry_after: float = RETRY_AFTER,
@@ -74,7 +78,7 @@ class Declutter:
         self.extractor = extractor
         chain = build_extractor(extractor)
         self.site_learning = site_learning
-        self.site_key = site_key
+        self.site_key = site_key_function(site_key) if isinstance(site_key, str) else site_key
         self.learn = learn
         self.flush_every = max(1, flush_every)
         self.retry_after = retry_after
