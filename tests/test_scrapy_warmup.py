@@ -41,6 +41,8 @@ def test_five_arrival_orders_give_identical_items(site_url, tmp_path):
         assert s["declutter/items"] == len(PAGES)
         texts.append({path: item["clean_text"] for path, item in items.items()})
     assert all(t == texts[0] for t in texts[1:])
+    # One INFO line per crawl (one site each), from the spider's logger.
+    assert log.count("[chain] INFO: site 127.0.0.1: warm-up done on 5 pages") == len(specs)
 
 
 def test_a_full_warm_up_releases_its_items_during_the_crawl(site_url, tmp_path):

@@ -40,8 +40,9 @@ class Analyser:
 before the core sees it.
     """
 
-    def __init__(self, store: str | None) -> None:
+    def __init__(self, store: str | None, log: Any = None) -> None:
         self.store_uri = store
+        self.log = log  # a logger for what each site's warm-up learned (the spider's)
         self._store: Any = None
         self._store_failed = False
         self._cores: dict[tuple, Any] = {}
@@ -136,6 +137,7 @@ before the core sees it.
                 site_learning=site_learning,
                 content_selector=options.content_selector,
                 warmup=options.warmup_pages,
+                log=self.log,
             )
             self._cores[key] = core
         return core

@@ -95,7 +95,7 @@ class CrawlState:
             store = self._checked_store(self.options)
         except SettingsError as e:
             self.options, store, self.setup_error = DeclutterOptions(), None, str(e)
-        self.analyser = Analyser(store)
+        self.analyser = Analyser(store, self.log)
         self.held = HeldItems(crawler, self.writer)
         # DECLUTTER_INSPECT_DIR / DECLUTTER_INSPECT_SAMPLE: HTML reports of a sample of pages.
         self.inspector = (ReportSampler(self.options.inspect_dir, self.options.inspect_sample)

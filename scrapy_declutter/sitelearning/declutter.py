@@ -22,7 +22,7 @@ import logging
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from ..api import result_of
 from ..errors import StoreUnavailableError
@@ -74,7 +74,8 @@ class Declutter:
                  content_selector: str | None = None, *, markers: bool = False,
                  learn: bool = True, flush_every: int = FLUSH_EVERY,
                  learner: SiteLearner | None = None, retry_after: float = RETRY_AFTER,
-                 warmup: int = 0, max_held: int = MAX_HELD_PAGES) -> None:
+                 warmup: int = 0, max_held: int = MAX_HELD_PAGES,
+                 log: "logging.Logger | logging.LoggerAdapter[Any] | None" = None) -> None:
         self.extractor = extractor
         chain = build_extractor(extractor)
         self.site_learning = site_learning
@@ -92,6 +93,8 @@ class Declutter:
             chain = Extractor(extractor, [*chain.steps, self.site_step])
         self.chain = chain
         self.warmups = WarmUps(warmup, max_held)
+        #: Where the one INFO line per site at the end of its warm-up goes (the spider's logger).
+        self.log = log or logger
         self.store = open_store(store) if site_learning else None
         self._sites: OrderedDict[str, _SiteState] = OrderedDict()
         self._down_until = 0.0
@@ -239,9 +242,22 @@ class Declutter:
                                       lesson.supervised)
             released.append(Released(h.key, result_of(page, self.extractor,
                                                       site_learning=decisions)))
+        self._say_what_was_learned(site, state.model, released)
         if state.unsaved >= self.flush_every:
             self._flush(site, state)
         return released
+
+    def _say_what_was_learned(self, site: str, model: SiteModel, released: list[Released]) -> None:
+        """One INFO line when a site's warm-up ends: what its model now holds and did."""
+        threshold = model.template_threshold(share=self.learner.template_share,
+                                             min_pages=self.learner.min_pages)
+        template = sum(n >= threshold for n in model.fingerprints.values())
+        decided = [r.result.site_learning for r in released if r.result.site_learning]
+        self.log.info(
+            "site %s: warm-up done on %d pages; the model (%d pages) has %d template blocks, "
+            "which labelled %d blocks boilerplate on these pages; %d blocks relabelled by its "
+            "n-gram classifier", site, len(released), model.pages, template,
+            sum(d.template for d in decided), sum(d.voted for d in decided))
 
     def _flush(self, site: str, state: _SiteState, force: bool = False) -> bool:
         if not state.unsaved:
