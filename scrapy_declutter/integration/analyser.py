@@ -48,15 +48,15 @@ before the core sees it.
         self._cores: dict[tuple, Any] = {}
         self._lock = threading.Lock()
 
-    def analyse_response(
-        self,
+    @staticmethod
+    def page_of_response(
         body: bytes,
         content_type: str | None,
         root: Callable[[], etree._Element],
         text: Callable[[], str],
         url: str | None,
         options: DeclutterOptions,
-    ) -> Result:
+    ) -> Page:
         """A page from a response, reusing the tree Scrapy parses for ``response.selector``.
 
         The body is checked first, as ``Page.from_html`` does (blank, binary
@@ -68,25 +68,23 @@ before the core sees it.
         parse more it needs. ``root`` and ``text`` are callables so that only
         what is needed gets parsed or decoded.
         """
-        return self._run(self._page(body, content_type, root, text, url, options), options)
+        limits = _limits(options)
+        refused = Page.refused(body, url, content_type=content_type, limits=limits)
+        if refused is not None:
+            return refused
+        decoded = text()
+        repaired = redecoded(body, content_type, decoded)
+        if repaired is not None:
+            return Page.from_html(repaired, url, limits=limits)
+        return Page.from_tree(root(), url, source=decoded, limits=limits)
 
-    def submit_response(
-        self,
-        body: bytes,
-        content_type: str | None,
-        root: Callable[[], etree._Element],
-        text: Callable[[], str],
-        url: str | None,
-        options: DeclutterOptions,
-        key: object,
-    ) -> list[Released]:
-        """``analyse_response`` through the site's warm-up (``DECLUTTER_WARMUP_PAGES``).
+    def submit(self, page: Page, options: DeclutterOptions, key: object) -> list[Released]:
+        """Analyse a page through its site's warm-up (``DECLUTTER_WARMUP_PAGES``).
 
         The results this page releases, each under the key it was submitted
         with: none while its site warms up, the site's held pages when it
         completes the warm-up, else its own.
         """
-        page = self._page(body, content_type, root, text, url, options)
         page.site = site_key_function(options.site_key)(page.url)
         if page.reason and not page.blocks:  # passed through: nothing to learn from
             from ..sitelearning.warmup import Released  # NumPy, with site learning
@@ -100,24 +98,12 @@ before the core sees it.
         with self._lock:
             return [released for core in self._cores.values() for released in core.release()]
 
-    @staticmethod
-    def _page(body: bytes, content_type: str | None, root: Callable[[], etree._Element],
-              text: Callable[[], str], url: str | None, options: DeclutterOptions) -> Page:
-        limits = _limits(options)
-        refused = Page.refused(body, url, content_type=content_type, limits=limits)
-        if refused is not None:
-            return refused
-        decoded = text()
-        repaired = redecoded(body, content_type, decoded)
-        if repaired is not None:
-            return Page.from_html(repaired, url, limits=limits)
-        return Page.from_tree(root(), url, source=decoded, limits=limits)
-
     def analyse_html(self, html: str | bytes, url: str | None, options: DeclutterOptions) -> Result:
         """A page from raw HTML, e.g. an item's HTML field."""
-        return self._run(Page.from_html(html, url, limits=_limits(options)), options)
+        return self.analyse(Page.from_html(html, url, limits=_limits(options)), options)
 
-    def _run(self, page: Page, options: DeclutterOptions) -> Result:
+    def analyse(self, page: Page, options: DeclutterOptions) -> Result:
+        """Analyse a page at once, without a warm-up (its site learns as it goes)."""
         page.site = site_key_function(options.site_key)(page.url)
         if page.reason and not page.blocks:  # passed through: nothing to learn from
             return result_of(page, options.extractor)

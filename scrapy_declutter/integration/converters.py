@@ -40,22 +40,20 @@ def optional_text(value: Any) -> str | None:
 
 
 def size(value: Any) -> int:
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        number = -1
-    if isinstance(value, bool) or number < 0:
-        raise ValueError("is not a size; use a whole number of bytes, 0 or more")
-    return number
+    return _whole_number(value, "is not a size; use a whole number of bytes, 0 or more")
 
 
 def count(value: Any) -> int:
+    return _whole_number(value, "is not a count; use a whole number, 0 or more")
+
+
+def _whole_number(value: Any, refusal: str) -> int:
     try:
         number = int(value)
     except (TypeError, ValueError):
         number = -1
     if isinstance(value, bool) or number < 0:
-        raise ValueError("is not a count; use a whole number, 0 or more")
+        raise ValueError(refusal)
     return number
 
 

@@ -107,13 +107,13 @@ class DeclutterMiddleware(CrawlComponent):
         # Parsing happens here, on the worker thread, and Scrapy caches the
         # tree on the response, so the spider's own selectors reuse it.
         content_type = response.headers.get(b"Content-Type")
-        released = self.state.analyser.submit_response(
+        analyser = self.state.analyser
+        page = analyser.page_of_response(
             response.body,
             content_type.decode("latin-1") if content_type else None,
             lambda: response.selector.root,
             lambda: response.text,
             response.url,
             options,
-            ticket,
         )
-        return released
+        return analyser.submit(page, options, ticket)
