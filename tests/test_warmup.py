@@ -72,3 +72,17 @@ def test_no_warm_up_learns_as_it_goes():
     first = next(iter(PAGES))
     results = run(list(PAGES), warmup=0)
     assert results[first].site_learning.pages == 0  # the first page saw an empty model
+
+
+def test_close_learns_from_pages_still_held_and_warns(caplog):
+    from scrapy_declutter.sitelearning.stores import open_store
+
+    store = open_store("memory:")
+    dec = Declutter(store=store, warmup=8)
+    for url, html in PAGES.items():
+        assert dec.submit(html, url) == []
+    dec.flush()  # nothing learned yet: the pages are held
+    assert store.load("club.example") is None
+    dec.close()
+    assert "still held in site warm-ups" in caplog.text
+    assert store.load("club.example").pages == len(PAGES)  # what they teach is kept

@@ -177,6 +177,12 @@ class Declutter:
         """Write what is pending and close the store."""
         if self.store is None:
             return
+        if self.warmups:
+            # Their results can no longer be returned, but what they teach is kept.
+            self.log.warning("%d pages were still held in site warm-ups at close(), so their "
+                             "results were never returned; call release() first",
+                             len(self.warmups))
+            self.release()
         self.flush()
         self.store.close()
         self.store = None
