@@ -86,3 +86,26 @@ def test_close_learns_from_pages_still_held_and_warns(caplog):
     dec.close()
     assert "still held in site warm-ups" in caplog.text
     assert store.load("club.example").pages == len(PAGES)  # what they teach is kept
+
+
+def test_the_lab_order_check_on_a_small_dataset(tmp_path):
+    """``lab.evaluation.orders`` on the club pages written out as a dataset."""
+    import gzip
+    import json
+
+    from scrapy_declutter.lab.dataset import load_texts
+    from scrapy_declutter.lab.evaluation.orders import check_orders
+
+    files = {}
+    (tmp_path / "html").mkdir()
+    (tmp_path / "ground-truth").mkdir()
+    for i, (url, html) in enumerate(PAGES.items()):
+        file_id = f"{i:04d}"
+        files[file_id] = {"domain": "club.example"}
+        (tmp_path / "html" / f"{file_id}.html.gz").write_bytes(gzip.compress(html.encode()))
+        truth = {"url": url, "ground_truth": {"main_content": "club journal garden"}}
+        (tmp_path / "ground-truth" / f"{file_id}.json").write_text(json.dumps(truth))
+    (tmp_path / "metadata.json").write_text(json.dumps({"files": files}))
+    check = check_orders(load_texts(tmp_path), warmup=len(PAGES), orders=3)
+    assert (check.pages, check.differing, len(check.f1)) == (len(PAGES), 0, 3)
+    assert len(set(check.f1)) == 1 and 0 < check.f1[0] < 1
