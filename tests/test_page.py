@@ -124,10 +124,11 @@ def _analyse(response: HtmlResponse):
     from scrapy_declutter.integration.settings import DeclutterOptions
 
     content_type = response.headers.get(b"Content-Type")
-    return Analyser(None).analyse_response(
+    options = DeclutterOptions(extractor="density", site_learning=False)
+    analyser = Analyser(None)
+    return analyser.analyse(analyser.page_of_response(
         response.body, content_type.decode() if content_type else None,
-        lambda: response.selector.root, lambda: response.text, response.url,
-        DeclutterOptions(extractor="density", site_learning=False))
+        lambda: response.selector.root, lambda: response.text, response.url, options), options)
 
 
 def test_every_way_in_ends_in_from_tree(trees):

@@ -63,7 +63,7 @@ def test_inspect_settings_are_read_and_checked_with_the_others(tmp_path):
     crawler = get_crawler(settings_dict={"DECLUTTER_STORE": "memory:",
                                          "DECLUTTER_INSPECT_DIR": str(tmp_path / "r"),
                                          "DECLUTTER_INSPECT_SAMPLE": "0.5"})
-    sampler = build_from_crawler(DeclutterMiddleware, crawler).inspector
+    sampler = build_from_crawler(DeclutterMiddleware, crawler).state.inspector
     assert (sampler.directory, sampler.rate) == (tmp_path / "r", 0.5)
     with pytest.raises(DeclutterError, match="rate"):
         ReportSampler(tmp_path, 1.5)

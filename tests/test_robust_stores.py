@@ -198,7 +198,7 @@ def test_redis_going_away_mid_crawl_and_back_costs_no_item(tmp_path):
         (stats,), log = crawl(tmp_path, {
             "settings": {**feed(out), "DECLUTTER_STORE": uri, "CONCURRENT_REQUESTS": 1},
             "args": {"start_url": f"http://127.0.0.1:{server.server_address[1]}/p1.html",
-                     "meta": json.dumps({f"/{n}.html": {"site_key": "outage.example"} for n in ("p3", "p4")})},
+                     "meta": json.dumps({f"/{n}.html": {"site_key": "fixed:outage.example"} for n in ("p3", "p4")})},
         })
         items = read_jsonl(out)
         assert set(items) == {f"/{name}.html" for name in CHAIN}  # nothing lost

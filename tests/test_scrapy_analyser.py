@@ -15,9 +15,11 @@ RUSSIAN = ("Москва — столица России, крупнейший �
 
 
 def analyse(analyser: Analyser, response: HtmlResponse, options: DeclutterOptions):
-    return analyser.analyse_response(response.body, response.headers.get("Content-Type", b"").decode(),
+    page = analyser.page_of_response(response.body,
+                                     response.headers.get("Content-Type", b"").decode(),
                                      lambda: response.selector.root, lambda: response.text,
                                      response.url, options)
+    return analyser.analyse(page, options)
 
 
 def test_a_header_that_lies_about_the_charset_is_repaired_as_in_extract():

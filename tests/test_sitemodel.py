@@ -327,3 +327,31 @@ def test_declutter_runs_one_chain_that_ends_with_the_site_step():
     assert [s.name for s in seed] == ["density", "ngram", "site"]  # seed 000, then the template
     assert seed[-1].learner.vote is False  # the seed's filter voted already
     assert dec.chain.steps[-1].learner.vote is True
+
+
+def test_a_banner_that_differs_only_by_date_and_url_is_learned_as_template():
+    """Issue 16: a web-archive banner on every page, its date and URL changing, is template."""
+    from scrapy_declutter.sitelearning.model import fingerprint
+
+    banner = "This page was archived on {day} {month} 2024 from {url}. The live page may differ."
+    a = banner.format(day=3, month="March", url="https://example.org/a?x=1")
+    b = banner.format(day=21, month="Sept", url="http://www.example.org/b/c")
+    assert fingerprint(a) == fingerprint(b)
+    assert fingerprint(a) != fingerprint("This page was archived long ago. The live page may differ.")
+
+    articles = ["Gardeners along the river planted early potatoes in raised beds this year.",
+                "The orchard society grafted twelve heritage apple varieties onto new stock.",
+                "Volunteers rebuilt the compost bays with timber saved from the old pavilion.",
+                "A survey of the allotments counted forty kinds of bee among the borders."]
+    months = ["January", "Feb", "April", "December"]
+    with Declutter(store="memory:", flush_every=1) as dec:
+        results = []
+        for i, (text, month) in enumerate(zip(articles, months)):
+            html = (f"<html><body><div class='banner'><p>"
+                    f"{banner.format(day=i + 1, month=month, url=f'https://example.org/{i}')}"
+                    f"</p></div><article><p>{text * 4}</p></article></body></html>")
+            results.append(dec.extract(html, f"https://club.example/{i}"))
+    last = results[-1]
+    banner_block = next(b for b in last.blocks if "archived on" in b.text)
+    assert banner_block.step == "site-template" and not banner_block.is_content
+    assert "archived on" not in last.text and "bee among the borders" in last.text

@@ -19,11 +19,13 @@ from ..errors import DeclutterError
 from ..limits import Limits
 from ..page import Page
 from ..result import Result
+from ..sitekey import site_key_function
 from ..sniff import redecoded
 
 if TYPE_CHECKING:
     from lxml import etree
 
+    from ..sitelearning.warmup import Released
     from .settings import DeclutterOptions
 
 logger = logging.getLogger(__name__)
@@ -34,25 +36,27 @@ class Analyser:
 
     One core object per (extractor, site learning, content selector)
     combination a crawl actually uses, all sharing one store connection. A
-    fixed ``site_key`` option is applied to the page before the core sees it.
+    ``site_key`` option (``DECLUTTER_SITE_KEY``, per request) names the page's site
+before the core sees it.
     """
 
-    def __init__(self, store: str | None) -> None:
+    def __init__(self, store: str | None, log: Any = None) -> None:
         self.store_uri = store
+        self.log = log  # a logger for what each site's warm-up learned (the spider's)
         self._store: Any = None
         self._store_failed = False
         self._cores: dict[tuple, Any] = {}
         self._lock = threading.Lock()
 
-    def analyse_response(
-        self,
+    @staticmethod
+    def page_of_response(
         body: bytes,
         content_type: str | None,
         root: Callable[[], etree._Element],
         text: Callable[[], str],
         url: str | None,
         options: DeclutterOptions,
-    ) -> Result:
+    ) -> Page:
         """A page from a response, reusing the tree Scrapy parses for ``response.selector``.
 
         The body is checked first, as ``Page.from_html`` does (blank, binary
@@ -67,22 +71,40 @@ class Analyser:
         limits = _limits(options)
         refused = Page.refused(body, url, content_type=content_type, limits=limits)
         if refused is not None:
-            return self._run(refused, options)
+            return refused
         decoded = text()
         repaired = redecoded(body, content_type, decoded)
         if repaired is not None:
-            page = Page.from_html(repaired, url, limits=limits)
-        else:
-            page = Page.from_tree(root(), url, source=decoded, limits=limits)
-        return self._run(page, options)
+            return Page.from_html(repaired, url, limits=limits)
+        return Page.from_tree(root(), url, source=decoded, limits=limits)
+
+    def submit(self, page: Page, options: DeclutterOptions, key: object) -> list[Released]:
+        """Analyse a page through its site's warm-up (``DECLUTTER_WARMUP_PAGES``).
+
+        The results this page releases, each under the key it was submitted
+        with: none while its site warms up, the site's held pages when it
+        completes the warm-up, else its own.
+        """
+        page.site = site_key_function(options.site_key)(page.url)
+        if page.reason and not page.blocks:  # passed through: nothing to learn from
+            from ..sitelearning.warmup import Released  # NumPy, with site learning
+
+            return [Released(key, result_of(page, options.extractor))]
+        with self._lock:
+            return self._core(options).submit_page(page, key=key)
+
+    def release(self) -> list[Released]:
+        """End every site's warm-up now (the spider is idle or closing): the held pages' results."""
+        with self._lock:
+            return [released for core in self._cores.values() for released in core.release()]
 
     def analyse_html(self, html: str | bytes, url: str | None, options: DeclutterOptions) -> Result:
         """A page from raw HTML, e.g. an item's HTML field."""
-        return self._run(Page.from_html(html, url, limits=_limits(options)), options)
+        return self.analyse(Page.from_html(html, url, limits=_limits(options)), options)
 
-    def _run(self, page: Page, options: DeclutterOptions) -> Result:
-        if options.site_key:
-            page.site = options.site_key
+    def analyse(self, page: Page, options: DeclutterOptions) -> Result:
+        """Analyse a page at once, without a warm-up (its site learns as it goes)."""
+        page.site = site_key_function(options.site_key)(page.url)
         if page.reason and not page.blocks:  # passed through: nothing to learn from
             return result_of(page, options.extractor)
         with self._lock:
@@ -100,6 +122,8 @@ class Analyser:
                 store=self._store if site_learning else "memory:",
                 site_learning=site_learning,
                 content_selector=options.content_selector,
+                warmup=options.warmup_pages,
+                log=self.log,
             )
             self._cores[key] = core
         return core

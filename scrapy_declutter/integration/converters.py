@@ -41,12 +41,20 @@ def optional_text(value: Any) -> str | None:
 
 
 def size(value: Any) -> int:
+    return _whole_number(value, "is not a size; use a whole number of bytes, 0 or more")
+
+
+def count(value: Any) -> int:
+    return _whole_number(value, "is not a count; use a whole number, 0 or more")
+
+
+def _whole_number(value: Any, refusal: str) -> int:
     try:
         number = int(value)
     except (TypeError, ValueError):
         number = -1
     if isinstance(value, bool) or number < 0:
-        raise ValueError("is not a size; use a whole number of bytes, 0 or more")
+        raise ValueError(refusal)
     return number
 
 
@@ -109,6 +117,15 @@ def _import_fix(error: ImportError) -> str:
     """What failed to import, and how to repair the install."""
     return (f"{type(error).__name__}: {error}; install the missing package, or reinstall "
             "with its dependencies: pip install --upgrade --force-reinstall scrapy-declutter")
+
+
+def site_key(value: Any) -> str:
+    """``host``, ``domain``, ``fixed:NAME`` or the import path of a callable (``sitekey``)."""
+    from ..sitekey import HOST, site_key_function
+
+    spec = optional_text(value) or HOST
+    site_key_function(spec)
+    return spec
 
 
 def css_or_xpath(value: Any) -> str | None:

@@ -20,7 +20,7 @@ entry goes away with its request even when no callback ever consumes it
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .items import field_values
@@ -53,17 +53,39 @@ class PageOutput:
         return cls(None, field_values(None, options))
 
 
-_OUTPUTS: weakref.WeakKeyDictionary[Request, PageOutput] = weakref.WeakKeyDictionary()
+@dataclass(eq=False)
+class Ticket:
+    """One analysed response: its options, its output once released, its items waiting for it."""
+
+    options: DeclutterOptions
+    url: str
+    output: PageOutput | None = None
+    items: list[Any] = field(default_factory=list)
 
 
-def put(request: Request, output: PageOutput) -> None:
+_OUTPUTS: weakref.WeakKeyDictionary[Request, PageOutput | Ticket] = weakref.WeakKeyDictionary()
+
+
+def put(request: Request, output: PageOutput | Ticket) -> None:
+    """Leave a response's output, or the Ticket of a page in its site's warm-up (``holding``)."""
     _OUTPUTS[request] = output
 
 
 def get(response: Any) -> PageOutput | None:
-    """The output left for this response's request, if any (None for a Failure or no request)."""
+    """The output left for this response's request, if any (None for a Failure or no request).
+
+    None too while the page waits in its site's warm-up: see ``pending``.
+    """
     request = getattr(response, "request", None)
-    return _OUTPUTS.get(request) if request is not None else None
+    output = _OUTPUTS.get(request) if request is not None else None
+    return output.output if isinstance(output, Ticket) else output
+
+
+def pending(response: Any) -> Ticket | None:
+    """The Ticket of this response's page while it waits in its site's warm-up, else None."""
+    request = getattr(response, "request", None)
+    output = _OUTPUTS.get(request) if request is not None else None
+    return output if isinstance(output, Ticket) and output.output is None else None
 
 
 def discard(response: Any) -> None:
@@ -78,6 +100,8 @@ def result_for(response: Response) -> Result | None:
 
     Available while the callback (or errback) of that response runs, like
     ``response.meta``; it is gone once the callback's output is consumed.
+    None also while the page is held in its site's warm-up
+    (``DECLUTTER_WARMUP_PAGES``): its items get their fields when it ends.
     """
     output = get(response)
     return output.result if output is not None else None

@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING, Any
 from scrapy.http import HtmlResponse
 from scrapy.http.request import NO_CALLBACK
 
-from ..report.files import ReportSampler
 from . import handoff
-from .handoff import PageOutput
+from .handoff import PageOutput, Ticket
 from .settings import META_KEY, RESPONSE_FLAG, DeclutterOptions, SettingsError
 from .state import CrawlComponent, CrawlState
 
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
     from ..result import Result
+    from ..sitelearning.warmup import Released
 
 
 def request_options(state: CrawlState, request: Request) -> DeclutterOptions | None:
@@ -71,13 +71,6 @@ class DeclutterMiddleware(CrawlComponent):
     over its caps (``declutter/rejected/too_large``).
     """
 
-    def __init__(self, crawler: Crawler) -> None:
-        super().__init__(crawler)
-        options = self.state.options
-        # DECLUTTER_INSPECT_DIR / DECLUTTER_INSPECT_SAMPLE: HTML reports of a sample of pages.
-        self.inspector = (ReportSampler(options.inspect_dir, options.inspect_sample)
-                          if options.inspect_dir else None)
-
     def skip_reason(self, request: Request, response: Response, options: DeclutterOptions) -> str:
         """Why this response is left alone, or "" when it should be analysed."""
         if request.callback is NO_CALLBACK:
@@ -98,18 +91,24 @@ class DeclutterMiddleware(CrawlComponent):
             state.skip(reason)
             output = PageOutput.unanalysed(options or state.options)
         else:
-            output = await state.analyse(response.url, options, self._analyse, response)
-            if output.result is not None and RESPONSE_FLAG not in response.flags:
+            # A page in its site's warm-up gets its output later (``holding``).
+            ticket = Ticket(options, response.url)
+            await state.submit(ticket, self._analyse, response)
+            if ticket.output is None or ticket.output.result is not None:
                 response.flags.append(RESPONSE_FLAG)
+            handoff.put(request, ticket)
+            return response
         if request.callback is not NO_CALLBACK:  # else no callback would ever read it
             handoff.put(request, output)
         return response
 
-    def _analyse(self, response: HtmlResponse, options: DeclutterOptions) -> Result:
+    def _analyse(self, response: HtmlResponse, options: DeclutterOptions,
+                 ticket: Ticket) -> list[Released]:
         # Parsing happens here, on the worker thread, and Scrapy caches the
         # tree on the response, so the spider's own selectors reuse it.
         content_type = response.headers.get(b"Content-Type")
-        result = self.state.analyser.analyse_response(
+        analyser = self.state.analyser
+        page = analyser.page_of_response(
             response.body,
             content_type.decode("latin-1") if content_type else None,
             lambda: response.selector.root,
@@ -117,16 +116,4 @@ class DeclutterMiddleware(CrawlComponent):
             response.url,
             options,
         )
-        if self.inspector is not None:
-            self._save_report(result)
-        return result
-
-    def _save_report(self, result: Result) -> None:
-        """Save the page's inspection report if sampled; a disk error only warns."""
-        try:
-            if self.inspector.save(result) is not None:
-                self.state.stats.inc_value("declutter/inspect/saved")
-        except OSError as e:
-            self.state.stats.inc_value("declutter/inspect/errors")
-            self.state.log.warning("scrapy_declutter could not save the report of %s: %s",
-                                   result.url, e)
+        return analyser.submit(page, options, ticket)

@@ -23,6 +23,17 @@ from .state import CrawlComponent
 class DeclutterPipeline(CrawlComponent):
     """Item pipeline: analyses the raw HTML an item carries in ``DECLUTTER_HTML_FIELD``."""
 
+    async def close_spider(self) -> None:
+        """The spider closes before it went idle (``CloseSpider``, a ``CLOSESPIDER_*`` limit).
+
+        Items still waiting for their site's warm-up go to the item pipelines
+        now, before the feeds close (at ``spider_closed``). Pipelines close in
+        parallel, so one that closes before this returns may miss them; the
+        feeds get them all. At a normal finish they went at ``spider_idle``.
+        """
+        for item in self.state.release_all():
+            await self.state.held.send_now(item)
+
     async def process_item(self, item: Any) -> Any:
         state = self.state
         options = state.options

@@ -32,12 +32,14 @@ from ..report.files import DEFAULT_INSPECT_SAMPLE
 from ..result import Result
 from .converters import (
     boolean,
+    count,
     css_or_xpath,
     extractor_name,
     metadata_fields,
     optional_text,
     output_format,
     rate,
+    site_key,
     size,
 )
 
@@ -50,6 +52,10 @@ if TYPE_CHECKING:
 DEFAULT_MAX_SIZE = MAX_BYTES
 #: Name of the SQLite file the default store keeps in the project's ``.scrapy`` data dir.
 DEFAULT_STORE_FILE = "declutter.sqlite3"
+#: A new site's first pages are held and labelled together (``sitelearning.warmup``): with
+#: fewer, the template (on half the pages, at least 2) is learned from too little; with
+#: more, items wait longer and more pages are held in memory.
+DEFAULT_WARMUP_PAGES = 8
 #: Option naming an item field -> what a Result puts in it, in plain JSON types
 #: (``items`` writes them). A new kind of field is one entry here and its
 #: ``*_field`` option below. Here, not in ``items``, so that settings need not
@@ -136,7 +142,9 @@ class DeclutterOptions:
     html_field: str | None = option(None, optional_text, per_request=False)
     url_field: str | None = option("url", optional_text, per_request=False)
     content_selector: str | None = option(None, css_or_xpath)
-    site_key: str | None = option(None, optional_text)
+    site_key: str = option("host", site_key)
+    # Per crawl: a site's warm-up is one hold shared by all its requests.
+    warmup_pages: int = option(DEFAULT_WARMUP_PAGES, count, per_request=False)
     max_size: int = option(DEFAULT_MAX_SIZE, size)
     threads: bool = option(True, boolean, per_request=False)
     inspect_dir: str | None = option(None, optional_text, per_request=False)

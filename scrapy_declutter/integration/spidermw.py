@@ -6,7 +6,9 @@ middleware sees both: for every item a callback yields it writes the
 configured fields from that response's ``handoff.PageOutput`` (the Result's
 values, or None where the response was not analysed), never overwriting the
 spider's own. Once the callback's output is consumed, or the callback
-raised, the output is forgotten. Items that carry raw HTML in
+raised, the output is forgotten. While the response's page waits in its
+site's warm-up, its items are held in its Ticket instead, and sent on when
+the warm-up ends (``holding``); its requests go on at once. Items that carry raw HTML in
 ``DECLUTTER_HTML_FIELD`` are left to DeclutterPipeline, which analyses that
 HTML instead.
 """
@@ -37,15 +39,23 @@ class DeclutterSpiderMiddleware(CrawlComponent):
         state = self.state
         # None (items from start()) or a response the downloader middleware never saw
         # (another middleware answered it): the fields are there, empty.
-        output = handoff.get(response) or PageOutput.unanalysed(state.options)
+        unanalysed = PageOutput.unanalysed(state.options)
         try:
             async for obj in result:
                 if (
-                    not isinstance(obj, Request)
-                    and is_item(obj)
-                    and not has_value(obj, state.options.html_field)  # the pipeline's job
-                    and state.writer.write(obj, output.fields)
+                    isinstance(obj, Request)
+                    or not is_item(obj)
+                    or has_value(obj, state.options.html_field)  # the pipeline's job
                 ):
+                    yield obj
+                    continue
+                ticket = handoff.pending(response)  # looked up per item: it may settle meanwhile
+                if ticket is not None:
+                    ticket.items.append(obj)  # sent on when its site's warm-up ends
+                    state.stats.inc_value("declutter/warmup/held_items")
+                    continue
+                output = handoff.get(response) or unanalysed
+                if state.writer.write(obj, output.fields):
                     state.stats.inc_value("declutter/items")
                 yield obj
         finally:

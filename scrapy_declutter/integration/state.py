@@ -25,12 +25,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals, version_info
-from scrapy.exceptions import CloseSpider, NotConfigured
+from scrapy.exceptions import CloseSpider, DontCloseSpider, NotConfigured
 from scrapy.utils.asyncio import run_in_thread
 
 from ..errors import DeclutterError
+from ..report.files import ReportSampler
 from .analyser import Analyser
-from .handoff import PageOutput
+from .handoff import PageOutput, Ticket
+from .holding import HeldItems
 from .items import FieldWriter, field_values
 from .settings import DeclutterOptions, SettingsError, boolean, default_store_uri
 
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from ..result import Result
+    from ..sitelearning.warmup import Released
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +67,16 @@ def _timed(
     return output, time.thread_time() - start
 
 
+def _timed_released(
+    func: Callable[..., list[Released]], *args: Any
+) -> tuple[list[tuple[Ticket, PageOutput]], float]:
+    """``_timed`` for a page submitted through its site's warm-up: every page it releases."""
+    start = time.thread_time()
+    outputs = [(r.key, PageOutput(r.result, field_values(r.result, r.key.options)))
+               for r in func(*args)]
+    return outputs, time.thread_time() - start
+
+
 _STATES: weakref.WeakKeyDictionary[Crawler, CrawlState] = weakref.WeakKeyDictionary()
 
 
@@ -82,13 +95,18 @@ class CrawlState:
             store = self._checked_store(self.options)
         except SettingsError as e:
             self.options, store, self.setup_error = DeclutterOptions(), None, str(e)
-        self.analyser = Analyser(store)
+        self.analyser = Analyser(store, self.log)
+        self.held = HeldItems(crawler, self.writer)
+        # DECLUTTER_INSPECT_DIR / DECLUTTER_INSPECT_SAMPLE: HTML reports of a sample of pages.
+        self.inspector = (ReportSampler(self.options.inspect_dir, self.options.inspect_sample)
+                          if self.options.inspect_dir else None)
         if self.setup_error:
             if not _CLOSES_AT_OPEN:
                 raise SettingsError(self.setup_error)
             crawler.signals.connect(self.refuse_to_start, signal=signals.spider_opened)
         else:
             crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+            crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
 
     @staticmethod
     def _checked_store(options: DeclutterOptions) -> str | None:
@@ -155,18 +173,93 @@ class CrawlState:
             else:
                 output, seconds = _timed(func, options, *args)
         except Exception as e:  # one bad page must never stop a crawl or lose its items
-            self.stats.inc_value("declutter/errors")
-            self.stats.inc_value(f"declutter/errors/{type(e).__name__}")
-            self.log.exception("scrapy_declutter could not analyse %s", url)
+            self.failed(url, e)
             return PageOutput.unanalysed(options)
-        self.record(output.result, seconds)
+        self.timed(seconds)
+        self.record(output.result)
         return output
 
-    def record(self, result: Result, seconds: float) -> None:
+    async def submit(self, ticket: Ticket, func: Callable[..., list[Released]],
+                     *args: Any) -> None:
+        """Run ``func(*args, ticket.options, ticket)`` through the site's warm-up; settle what it releases.
+
+        Like ``analyse``: on a thread unless DECLUTTER_THREADS is off, and any
+        exception is logged and counted, the ticket settled with None fields.
+        """
+        self.held.open(ticket)
+        options = ticket.options
+        try:
+            if options.threads:
+                outputs, seconds = await run_in_thread(_timed_released, func, *args, options,
+                                                       ticket)
+            else:
+                outputs, seconds = _timed_released(func, *args, options, ticket)
+        except Exception as e:  # one bad page must never stop a crawl or lose its items
+            self.failed(ticket.url, e)
+            outputs, seconds = [(ticket, PageOutput.unanalysed(options))], 0.0
+        if not any(t is ticket for t, _ in outputs):
+            self.stats.inc_value("declutter/warmup/held_pages")
+        self.timed(seconds)
+        self.held.send(self.settle(outputs))
+
+    def settle(self, outputs: list[tuple[Ticket, PageOutput]]) -> list[Any]:
+        """Give released pages their outputs; send on (and return) the items they held."""
+        items: list[Any] = []
+        for ticket, output in outputs:
+            if output.result is not None:
+                self.record(output.result)
+                self.report(output.result)
+            items += self.held.settle(ticket, output)
+        return items
+
+    def failed(self, url: str | None, error: Exception) -> None:
+        """Log and count an analysis that raised (called from its ``except`` block)."""
+        self.stats.inc_value("declutter/errors")
+        self.stats.inc_value(f"declutter/errors/{type(error).__name__}")
+        self.log.exception("scrapy_declutter could not analyse %s", url)
+
+    def release_all(self) -> list[Any]:
+        """End every warm-up now; settle every ticket; the items that were waiting."""
+        try:
+            outputs, seconds = _timed_released(self.analyser.release)
+        except Exception as e:  # noqa: BLE001 - the tickets are settled below all the same
+            self.failed("the pages held in site warm-ups", e)
+            outputs, seconds = [], 0.0
+        self.timed(seconds)
+        items = self.settle(outputs)
+        for ticket in self.held.unsettled():
+            self.log.warning("scrapy_declutter lost the analysis of %s in its site's warm-up; "
+                             "its items go on with empty fields", ticket.url)
+            items += self.held.settle(ticket, PageOutput.unanalysed(ticket.options))
+        return items
+
+    def spider_idle(self, spider: Any) -> None:
+        """spider_idle: end the warm-ups of sites with fewer pages than DECLUTTER_WARMUP_PAGES."""
+        items = self.release_all()
+        if items:
+            self.held.send(items)
+            raise DontCloseSpider  # the items are on their way through the pipelines
+
+    def report(self, result: Result) -> None:
+        """Save the page's inspection report if sampled; a disk error only warns."""
+        if self.inspector is None:
+            return
+        try:
+            if self.inspector.save(result) is not None:
+                self.stats.inc_value("declutter/inspect/saved")
+        except OSError as e:
+            self.stats.inc_value("declutter/inspect/errors")
+            self.log.warning("scrapy_declutter could not save the report of %s: %s",
+                             result.url, e)
+
+    def timed(self, seconds: float) -> None:
+        """CPU seconds of one analysis (one page, or a warm-up it released)."""
+        self.stats.inc_value("declutter/seconds", seconds, start=0.0)
+        self.stats.max_value("declutter/max_seconds", seconds)
+
+    def record(self, result: Result) -> None:
         stats = self.stats
         stats.inc_value("declutter/pages")
-        stats.inc_value("declutter/seconds", seconds, start=0.0)
-        stats.max_value("declutter/max_seconds", seconds)
         if result.reason:  # passed through by the core: "too_large: ...", "error: ..."
             kind = result.reason.split(":", 1)[0].strip()
             stats.inc_value(f"declutter/rejected/{kind}")

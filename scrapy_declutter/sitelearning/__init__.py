@@ -7,6 +7,7 @@
   (and, as the part ``ngram``, seed 000's n-gram filter);
 * ``supervision`` — labels from a content selector or comment markers;
 * ``stores`` — memory, SQLite and Redis stores, chosen by URI;
+* ``warmup`` — a site's first pages, held and labelled together;
 * ``declutter`` — ``Declutter``, the stateful extraction API.
 """
 
@@ -15,6 +16,7 @@ from .model import SiteModel
 from .ngram import NGramClassifier, NGramLM
 from .step import SiteStep
 from .stores import SiteStore, open_store
+from .warmup import Released
 
-__all__ = ["Declutter", "NGramClassifier", "NGramLM", "SiteModel", "SiteStep", "SiteStore",
-           "open_store"]
+__all__ = ["Declutter", "NGramClassifier", "NGramLM", "Released", "SiteModel", "SiteStep",
+           "SiteStore", "open_store"]

@@ -22,17 +22,19 @@ import logging
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from ..api import result_of
 from ..errors import StoreUnavailableError
 from ..page import Page
 from ..registry import Extractor, build_extractor
 from ..result import Result, SiteDecisions
+from ..sitekey import site_key_function
 from .learner import SiteLearner
 from .model import SiteModel
 from .step import SITE_LESSON, SITE_MODEL, SiteStep
 from .stores import SiteStore, open_store
+from .warmup import MAX_HELD_PAGES, HeldPage, Released, WarmUps, generic_labels
 
 logger = logging.getLogger(__name__)
 
@@ -54,32 +56,45 @@ class _SiteState:
 class Declutter:
     """Stateful extraction: ``extract()`` with per-site learning.
 
-    ``site_key`` maps a URL to its site (default: host without ``www.``).
+    ``site_key`` maps a URL to its site: a callable, or ``"host"`` (the
+    default: host without ``www.``), ``"domain"``, ``"fixed:NAME"`` or an
+    import path (see ``sitekey``).
     ``content_selector`` (CSS or XPath) or ``markers=True`` give supervised
     labels on the pages they match. ``learn=False`` uses the store's models
     without updating them.
+
+    ``warmup=K`` holds each new site's first K pages and labels them together
+    (see ``warmup``): use ``submit()``, which returns the results its page
+    releases, and ``release()`` at the end of input. ``extract()`` never holds.
     """
 
     def __init__(self, extractor: str = "default", store: "str | SiteStore" = "memory:",
-                 site_learning: bool = True, site_key: Callable[[str | None], str] | None = None,
+                 site_learning: bool = True,
+                 site_key: "Callable[[str | None], str] | str | None" = None,
                  content_selector: str | None = None, *, markers: bool = False,
                  learn: bool = True, flush_every: int = FLUSH_EVERY,
-                 learner: SiteLearner | None = None, retry_after: float = RETRY_AFTER) -> None:
+                 learner: SiteLearner | None = None, retry_after: float = RETRY_AFTER,
+                 warmup: int = 0, max_held: int = MAX_HELD_PAGES,
+                 log: "logging.Logger | logging.LoggerAdapter[Any] | None" = None) -> None:
         self.extractor = extractor
         chain = build_extractor(extractor)
         self.site_learning = site_learning
-        self.site_key = site_key
+        self.site_key = site_key_function(site_key) if isinstance(site_key, str) else site_key
         self.learn = learn
         self.flush_every = max(1, flush_every)
         self.retry_after = retry_after
         # A chain with seed 000's n-gram filter (density+ngram) votes there, not in the site step.
         vote = not any(isinstance(s, SiteStep) and s.seed for s in chain.steps)
         self.learner = learner or SiteLearner(vote=vote)
+        self.generic = chain
+        self.site_step = SiteStep(learner=self.learner, content_selector=content_selector,
+                                  markers=markers)
         if site_learning:
-            site_step = SiteStep(learner=self.learner, content_selector=content_selector,
-                                 markers=markers)
-            chain = Extractor(extractor, [*chain.steps, site_step])
+            chain = Extractor(extractor, [*chain.steps, self.site_step])
         self.chain = chain
+        self.warmups = WarmUps(warmup, max_held)
+        #: Where the one INFO line per site at the end of its warm-up goes (the spider's logger).
+        self.log = log or logger
         self.store = open_store(store) if site_learning else None
         self._sites: OrderedDict[str, _SiteState] = OrderedDict()
         self._down_until = 0.0
@@ -112,6 +127,42 @@ class Declutter:
                 self._flush(page.site, state)
         return result
 
+    def submit(self, html: str | bytes, url: str | None = None, *, key: object = None,
+               content_type: str | None = None) -> list[Released]:
+        """Parse a page and extract it, holding it while its site warms up (``warmup=K``).
+
+        Returns the results this page releases, each with the ``key`` it was
+        submitted under (default: its URL): none while the page is held, the
+        site's K results when it completes the warm-up (or the oldest
+        warm-up's, past ``max_held`` pages), else its own.
+        """
+        return self.submit_page(Page.from_html(html, url, content_type=content_type), key=key)
+
+    def submit_page(self, page: Page, *, key: object = None) -> list[Released]:
+        """``submit()`` for an already parsed page (the Scrapy middleware's entry point)."""
+        key = page.url if key is None else key
+        if self.site_key is not None:
+            page.site = self.site_key(page.url) or ""
+        state = self._state(page.site) if self.site_learning and page.site else None
+        if state is None or not page.blocks or not self.warmups.wants(page.site,
+                                                                      state.model.pages):
+            return [Released(key, self.extract_page(page))]
+        # Labelled with the model as the warm-up found it, learned from only at release.
+        page.put(SITE_MODEL, state.model)
+        self.generic.run(page)
+        labels = generic_labels(page)
+        self.site_step.process(page)
+        lesson = page.get(SITE_LESSON)
+        if lesson is None:  # the site step had nothing to do: nothing to hold
+            return [Released(key, result_of(page, self.extractor))]
+        due = self.warmups.hold(page.site, HeldPage(key, page, labels, lesson))
+        return [released for site in due for released in self._release(site)]
+
+    def release(self, site: str | None = None) -> list[Released]:
+        """End the warm-up of ``site`` (default: every site with pages held); their results."""
+        sites = self.warmups.sites() if site is None else [site]
+        return [released for s in sites for released in self._release(s)]
+
     def model(self, site: str) -> SiteModel | None:
         """The model this object uses for ``site`` (loaded from the store if needed)."""
         state = self._state(site)
@@ -126,6 +177,12 @@ class Declutter:
         """Write what is pending and close the store."""
         if self.store is None:
             return
+        if self.warmups:
+            # Their results can no longer be returned, but what they teach is kept.
+            self.log.warning("%d pages were still held in site warm-ups at close(), so their "
+                             "results were never returned; call release() first",
+                             len(self.warmups))
+            self.release()
         self.flush()
         self.store.close()
         self.store = None
@@ -170,6 +227,43 @@ class Declutter:
                 break  # store down: keep the increments rather than lose them
             del self._sites[old_site]
         return state
+
+    def _release(self, site: str) -> list[Released]:
+        """Learn every held page of the site, then label each with the model learned from all."""
+        held = self.warmups.take(site)
+        state = self._state(site)
+        if state is None:  # the store went down meanwhile: the generic labels stand
+            return [Released(h.key, result_of(h.relabel_generic(), self.extractor)) for h in held]
+        for h in held:
+            if self.learn and not state.model.seen_url(h.page.url):
+                self.learner.learn((state.model, state.delta), h.lesson, h.page.url)
+                state.unsaved += 1
+        released = []
+        for h in held:
+            page = h.relabel_generic()
+            page.put(SITE_MODEL, state.model)
+            self.site_step.process(page)
+            lesson = page.get(SITE_LESSON)
+            decisions = SiteDecisions(state.model.pages, lesson.template, lesson.voted,
+                                      lesson.supervised)
+            released.append(Released(h.key, result_of(page, self.extractor,
+                                                      site_learning=decisions)))
+        self._say_what_was_learned(site, state.model, released)
+        if state.unsaved >= self.flush_every:
+            self._flush(site, state)
+        return released
+
+    def _say_what_was_learned(self, site: str, model: SiteModel, released: list[Released]) -> None:
+        """One INFO line when a site's warm-up ends: what its model now holds and did."""
+        threshold = model.template_threshold(share=self.learner.template_share,
+                                             min_pages=self.learner.min_pages)
+        template = sum(n >= threshold for n in model.fingerprints.values())
+        decided = [r.result.site_learning for r in released if r.result.site_learning]
+        self.log.info(
+            "site %s: warm-up done on %d pages; the model (%d pages) has %d template blocks, "
+            "which labelled %d blocks boilerplate on these pages; %d blocks relabelled by its "
+            "n-gram classifier", site, len(released), model.pages, template,
+            sum(d.template for d in decided), sum(d.voted for d in decided))
 
     def _flush(self, site: str, state: _SiteState, force: bool = False) -> bool:
         if not state.unsaved:

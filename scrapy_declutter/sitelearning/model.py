@@ -54,12 +54,22 @@ FORMAT_VERSION = 1
 FORMAT_NAME = "scrapy-declutter/site-model"
 
 _DIGITS = re.compile(r"\d+")
+#: URLs and month names vary on a line the site prints on every page ("Archived on
+#: 3 March 2024 from http://..."): folded, such a line has one fingerprint.
+_URLS = re.compile(r"(?:https?://|www\.)\S+")
+_MONTHS = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
+                     r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b")
 _HASH_MASK = (1 << 63) - 1  # fits SQLite INTEGER and JSON exactly
 
 
 def normalise(text: str) -> str:
-    """Block text as fingerprints see it: lower case, digit runs as ``0``, single spaces."""
-    return " ".join(_DIGITS.sub("0", text.lower()).split())
+    """Block text as fingerprints see it: lower case, URLs, month names and digit runs folded.
+
+    A URL becomes ``<url>``, an English month name or abbreviation ``<month>``,
+    a digit run ``0``; spaces are single.
+    """
+    text = _MONTHS.sub("<month>", _URLS.sub("<url>", text.lower()))
+    return " ".join(_DIGITS.sub("0", text).split())
 
 
 def _hash(text: str) -> int:

@@ -40,7 +40,7 @@ class DocsSpider(scrapy.Spider):
         if spider.live:  # be gentle with a real server
             crawler.settings.set("AUTOTHROTTLE_ENABLED", True, priority="spider")
         else:  # file:// URLs have no host to key the site model on: name the site
-            crawler.settings.set("DECLUTTER_SITE_KEY", "docs.python.org", priority="spider")
+            crawler.settings.set("DECLUTTER_SITE_KEY", "fixed:docs.python.org", priority="spider")
         return spider
 
     async def start(self):

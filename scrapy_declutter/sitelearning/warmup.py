@@ -1,0 +1,111 @@
+"""The warm-up: a site's first pages, held and labelled together so that their order does not matter.
+
+Learning as it goes, page N is labelled with what pages 1..N-1 taught, so
+the same crawl gave different text when responses arrived in another order.
+During a site's warm-up ``Declutter`` runs each page's generic steps and the
+site step with the model as it was when the warm-up began, and holds the page
+(its generic labels kept here) without learning from it. When the site has
+``pages`` pages held, or the caller releases it (end of input, spider idle or
+close), every held lesson is learned, in any order (the model's counts are
+sums), and each held page is relabelled from its generic labels with the
+model learned from all of them. Pages after the warm-up use the model as it
+stands, as before.
+
+Held pages keep their tree and blocks in memory, so the number held across
+all sites is bounded (``max_held``): past it, the site whose warm-up began
+first is released early with what its pages taught so far. That keeps a
+broad crawl of many sites at one time to a fixed memory cost, at the price of
+order independence for those sites only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..page import Page
+    from ..result import Result
+    from .learner import PageLesson
+
+#: Pages held across all sites. A held page keeps its parsed tree, typically
+#: 1-5 MB for a large page, so 64 of them stay within a few hundred MB while
+#: leaving room for 8 sites warming up at once.
+MAX_HELD_PAGES = 64
+
+#: One block's label as the generic steps left it: label, score, step, trail length.
+Label = tuple[str, float, "str | None", int]
+
+
+@dataclass(frozen=True)
+class Released:
+    """A page's final Result, with the key it was submitted under."""
+
+    key: Any
+    result: Result
+
+
+@dataclass
+class HeldPage:
+    """A page in its site's warm-up: its generic labels and what it teaches."""
+
+    key: Any
+    page: Page
+    labels: list[Label]
+    lesson: PageLesson
+
+    def relabel_generic(self) -> Page:
+        """Put the generic steps' labels back on the page's blocks, before the site step reruns."""
+        for block, (label, score, step, trail) in zip(self.page.blocks, self.labels):
+            block.label, block.score, block.step = label, score, step
+            del block.trail[trail:]
+        return self.page
+
+
+def generic_labels(page: Page) -> list[Label]:
+    """The labels the generic steps gave, so the site step can be run again from them."""
+    return [(b.label, b.score, b.step, len(b.trail)) for b in page.blocks]
+
+
+class WarmUps:
+    """The pages held per site, oldest warm-up first, and the sites whose warm-up ended."""
+
+    def __init__(self, pages: int, max_held: int = MAX_HELD_PAGES) -> None:
+        self.pages = max(0, pages)
+        self.max_held = max(1, max_held)
+        self._held: dict[str, list[HeldPage]] = {}
+        self._done: set[str] = set()
+
+    def wants(self, site: str, pages_known: int) -> bool:
+        """Whether a page of ``site`` is held: its warm-up has not ended and its model is young.
+
+        A site whose model already counts ``pages`` pages (a re-crawl) has no warm-up.
+        """
+        if not self.pages or site in self._done:
+            return False
+        return site in self._held or pages_known < self.pages
+
+    def hold(self, site: str, held: HeldPage) -> list[str]:
+        """Hold a page; return the sites to release now (this one when full, the oldest past the bound)."""
+        self._held.setdefault(site, []).append(held)
+        due = [site] if len(self._held[site]) >= self.pages else []
+        total = sum(len(pages) for pages in self._held.values())
+        for other, pages in self._held.items():
+            if total <= self.max_held:
+                break
+            if other not in due:
+                due.append(other)
+                total -= len(pages)
+        return due
+
+    def take(self, site: str) -> list[HeldPage]:
+        """End the site's warm-up: its held pages, in arrival order."""
+        self._done.add(site)
+        return self._held.pop(site, [])
+
+    def sites(self) -> list[str]:
+        """Sites with pages held."""
+        return list(self._held)
+
+    def __len__(self) -> int:
+        return sum(len(pages) for pages in self._held.values())
