@@ -41,10 +41,11 @@ def test_no_docs_page_keeps_a_permalink_sign():
 
 
 def test_the_title_h1_is_kept_on_the_docs_pages():
-    kept = [p for p in DOCS_PAGES
-            if any(b.tag == "h1" and b.is_content for b in docs_result(p).blocks)]
-    # faq/library.html puts a long in-page contents list between its h1 and its text.
-    assert len(kept) >= 25
+    lost = {p.name for p in DOCS_PAGES
+            if not any(b.tag == "h1" and b.is_content for b in docs_result(p).blocks)}
+    # Four FAQ pages put a long in-page contents list, which the model labels
+    # boilerplate, between their h1 and their text: there the h1 titles no content.
+    assert lost <= {"design.html", "general.html", "library.html", "programming.html"}
 
 
 def test_title_heading_step_needs_the_content_right_after_it():
