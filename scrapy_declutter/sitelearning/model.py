@@ -53,6 +53,11 @@ MAX_URLS = 4096
 FORMAT_VERSION = 1
 FORMAT_NAME = "scrapy-declutter/site-model"
 
+#: Rough bytes one fingerprint or URL entry holds in memory (dict slot and int objects), and
+#: the fixed cost of a model: the working-set estimate, not an exact measure.
+ENTRY_BYTES = 100
+MODEL_BYTES = 4096
+
 _DIGITS = re.compile(r"\d+")
 _HASH_MASK = (1 << 63) - 1  # fits SQLite INTEGER and JSON exactly
 
@@ -134,6 +139,11 @@ class SiteModel:
             self.fingerprints = {fp: n for _, (fp, n) in keep}
         while len(self.urls) > MAX_URLS:
             del self.urls[next(iter(self.urls))]
+
+    def estimated_bytes(self) -> int:
+        """Memory this model holds, estimated in O(1): what a cache of models is bounded by."""
+        entries = len(self.fingerprints) + len(self.urls)
+        return MODEL_BYTES + ENTRY_BYTES * entries + self.classifier.estimated_bytes()
 
     def copy(self) -> "SiteModel":
         return SiteModel.from_bytes(self.to_bytes())
