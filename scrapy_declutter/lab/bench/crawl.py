@@ -297,7 +297,7 @@ def broad(root: Path, start_urls: list[str], modes: list[str], rounds: int, *,
             with open(root / f"crawl-{tag}.log", "wb") as log:
                 done = subprocess.run(
                     [sys.executable, "-m", "scrapy", "runspider", crawlspider.__file__],
-                    cwd=root, env={**env, "DECLUTTER_BENCH": json.dumps(job)},
+                    cwd=root, env={**env, crawlspider.JOB_ENV: json.dumps(job)},
                     stdout=log, stderr=subprocess.STDOUT)
             if done.returncode or not out.exists():
                 tail = (root / f"crawl-{tag}.log").read_text(errors="replace")[-2000:]
@@ -317,7 +317,8 @@ def _blocks(run: dict[str, Any], every: int) -> tuple[float, float] | None:
 
 def broad_report(results: dict[str, list[dict[str, Any]]], sample_every: int = 1000) -> str:
     """The tables: speed per mode (medians over rounds), then memory over the crawl."""
-    rate = {m: statistics.median(r["pages"] / r["wall"] for r in runs) for m, runs in results.items()}
+    rate = {m: statistics.median(r["pages"] / r["wall"] for r in runs)
+            for m, runs in results.items()}
     lines = [f"{'mode':20} {'pages':>6} {'pages/s':>8} {'x off':>6} {'CPU ms/page':>11} "
              f"{'max RSS MB':>10}"]
     for mode, runs in results.items():

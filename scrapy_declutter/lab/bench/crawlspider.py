@@ -1,6 +1,6 @@
 """The spider the broad crawl benchmark runs with ``scrapy runspider`` in a child process.
 
-It reads its job from the ``DECLUTTER_BENCH`` environment variable (JSON:
+It reads its job from the ``SCRAPY_DECLUTTER_BENCH_JOB`` environment variable (JSON:
 ``settings`` for this mode, ``urls`` a file of start URLs, ``out`` the file
 for the figures, ``sample_every`` pages between memory samples), follows a
 site's ``pN.html`` links on the same host, yields one item per page (written
@@ -22,7 +22,9 @@ from typing import Any
 import scrapy
 from scrapy import signals
 
-JOB: dict[str, Any] = json.loads(os.environ.get("DECLUTTER_BENCH", "{}"))
+#: The environment variable that carries the job (not a Scrapy setting).
+JOB_ENV = "SCRAPY_DECLUTTER_BENCH_JOB"
+JOB: dict[str, Any] = json.loads(os.environ.get(JOB_ENV, "{}"))
 SITE_PAGE = re.compile(r"/p\d+\.html$")
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 

@@ -68,7 +68,7 @@ def _with_site_links(html: bytes, page: int, pages: int) -> bytes:
 
 
 def build(root: Path, sites: int, pages: int, sources: list[Path]) -> list[str]:
-    """Write ``sites`` sites of ``pages`` pages under ``root/<address>/``; return start URLs' hosts."""
+    """Write ``sites`` sites of ``pages`` pages under ``root/<address>/``; return their hosts."""
     if not sources:
         raise ValueError("no source pages")
     shared = root / "_pages"
@@ -168,7 +168,7 @@ def _wait_until_up(address: str, port: int, proc: subprocess.Popen, what: str) -
 def serve(root: Path, hosts: list[str], *, use_nginx: bool = True) -> Iterator[tuple[int, str]]:
     """Serve ``root/<address>/`` on every address; yield (port, server name)."""
     port = free_port()
-    nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+    nginx = shutil.which("nginx", path=f"{os.environ.get('PATH', '')}:/usr/sbin")
     log = open(root / "server.log", "wb")
     if use_nginx and nginx:
         conf = root / "nginx.conf"
@@ -178,7 +178,8 @@ def serve(root: Path, hosts: list[str], *, use_nginx: bool = True) -> Iterator[t
         user = "user root;\n" if os.geteuid() == 0 else ""
         conf.write_text(NGINX_CONF.format(tmp=root, root=root, listen=listen, user=user,
                                           files=2 * len(hosts) + 8192))
-        cmd, name = [nginx, "-p", str(root), "-c", str(conf), "-e", str(root / "error.log")], "nginx"
+        cmd = [nginx, "-p", str(root), "-c", str(conf), "-e", str(root / "error.log")]
+        name = "nginx"
     else:
         cmd, name = [sys.executable, "-c", PY_SERVER, str(root), str(port), *hosts], "python"
     proc = subprocess.Popen(cmd, stdout=log, stderr=log)

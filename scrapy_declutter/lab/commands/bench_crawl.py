@@ -29,7 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="comma-separated (default %(default)s)")
     p.add_argument("--data", action="append", metavar="DATASET_DIR",
                    help="a data set (WCXB layout) whose html/ pages build the sites after the "
-                        "example project's (repeatable; default ../shared/data/wcxb-dev if present)")
+                        "example project's (repeatable; default ../shared/data/wcxb-dev if "
+                        "present)")
     p.add_argument("--concurrency", type=int, default=32,
                    help="CONCURRENT_REQUESTS (default %(default)s)")
     p.add_argument("--sample-every", type=int, default=1000,
@@ -65,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
         root = Path(tmp)
         started = time.time()
         hosts = testsites.build(root / "sites", args.sites, args.pages, sources)
-        with testsites.serve(root / "sites", hosts, use_nginx=not args.python_server) as (port, name):
+        server = testsites.serve(root / "sites", hosts, use_nginx=not args.python_server)
+        with server as (port, name):
             urls = [f"http://{h}:{port}/p0.html" for h in hosts]
             results = broad(root, urls, modes, args.rounds, sample_every=args.sample_every,
                             pythonpath=args.pythonpath, concurrency=args.concurrency)

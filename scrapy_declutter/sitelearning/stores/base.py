@@ -102,11 +102,6 @@ class SiteStore(ABC):
                          "one: %s", site, self.uri, exc)
             return None, True
 
-    @staticmethod
-    def merged(site: str, stored: SiteModel | None, delta: SiteModel) -> SiteModel:
-        base = stored if stored is not None else SiteModel(site=site)
-        return base.merge(delta)
-
     def __enter__(self) -> "SiteStore":
         return self
 

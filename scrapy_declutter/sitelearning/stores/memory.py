@@ -1,4 +1,4 @@
-"""The in-process store: models and logs as bytes in dicts, so it behaves exactly like the others."""
+"""The in-process store: models and logs as bytes in dicts, so it behaves like the others."""
 
 from __future__ import annotations
 

@@ -6,8 +6,8 @@ transaction, which SQLite serialises across processes: two crawlers writing
 the same site both land, and a compaction deletes only the deltas it read.
 The database runs in WAL mode with ``synchronous=NORMAL``: a commit does not
 wait for the disk (a power cut can lose the last writes, never corrupt the
-file), since a crawl writes often and re-learns what it loses. A file that is not an SQLite database is moved aside to
-``<file>.corrupt`` (logged as an error) and a fresh one is started, so the
+file), since a crawl writes often and re-learns what it loses. A file that
+is not an SQLite database is moved aside to ``<file>.corrupt`` (logged as an error) and a fresh one is started, so the
 crawl goes on and the broken file stays for inspection.
 """
 
@@ -30,7 +30,8 @@ logger = logging.getLogger(__name__)
 #: Seconds a writer waits for another process's transaction before giving up.
 BUSY_TIMEOUT = 30.0
 SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS site_models (site TEXT PRIMARY KEY, model BLOB NOT NULL, updated REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS site_models (site TEXT PRIMARY KEY, model BLOB NOT NULL, "
+    "updated REAL NOT NULL)",
     "CREATE TABLE IF NOT EXISTS site_deltas (id INTEGER PRIMARY KEY AUTOINCREMENT, "
     "site TEXT NOT NULL, delta BLOB NOT NULL)",
     "CREATE INDEX IF NOT EXISTS site_deltas_site ON site_deltas (site, id)",
