@@ -34,8 +34,11 @@ def test_append_logs_deltas_then_compacts_them_into_the_model(store_uri):
         blob, log = store._read("s")
         assert log == [] and SiteModel.from_bytes(blob).pages == COMPACT_AFTER
         assert store._get("t") is None and store.load("t").pages == 1
-        store.append([delta("t", 1)], fold={"t"})  # fold: compacted at once
-        assert store._read("t")[1] == [] and SiteModel.from_bytes(store._get("t")).pages == 2
+        store.append([delta("t", 1)], fold={"t"})  # no stored model: nothing to fold yet
+        assert store._get("t") is None
+        store.merge("t", SiteModel("t"))
+        store.append([delta("t", 2)], fold={"t"})  # fold: compacted at once
+        assert store._read("t")[1] == [] and SiteModel.from_bytes(store._get("t")).pages == 3
         assert store.forget("t") and store.sites() == ["s"]
 
 

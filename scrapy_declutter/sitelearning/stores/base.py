@@ -47,9 +47,10 @@ class SiteStore(ABC):
     def append(self, deltas: Sequence[SiteModel], fold: Collection[str] = ()) -> None:
         """Add deltas (each names its site) to their sites' logs in one atomic write.
 
-        Sites in ``fold``, and sites whose log reaches ``COMPACT_AFTER``, are
-        compacted in the same write: ``Declutter`` folds a site it found no
-        usable model for, so a corrupt stored model is replaced at once.
+        Sites in ``fold`` that have a stored model, and sites whose log reaches
+        ``COMPACT_AFTER``, are compacted in the same write: ``Declutter`` folds
+        a site it found no usable model for, so a corrupt stored model is
+        replaced at once (a site with no model at all has nothing to replace).
         """
 
     @abstractmethod

@@ -34,7 +34,7 @@ class MemoryStore(SiteStore):
             for delta in deltas:
                 self._logs.setdefault(delta.site, []).append(delta.to_bytes())
             for site in {d.site for d in deltas}:
-                if site in fold or len(self._logs[site]) >= COMPACT_AFTER:
+                if (site in fold and site in self._data) or len(self._logs[site]) >= COMPACT_AFTER:
                     self._compact(site)
 
     def merge(self, site: str, delta: SiteModel) -> SiteModel:

@@ -94,7 +94,7 @@ class RedisStore(SiteStore):
         for delta, n in zip(deltas, lengths):
             longest[delta.site] = max(longest.get(delta.site, 0), n)
         for site, n in longest.items():
-            if site in fold or n >= COMPACT_AFTER:
+            if n >= COMPACT_AFTER or (site in fold and self.client.exists(self._key(site))):
                 self._compact(site)
 
     def merge(self, site: str, delta: SiteModel) -> SiteModel:

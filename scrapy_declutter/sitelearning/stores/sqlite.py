@@ -153,7 +153,8 @@ class SQLiteStore(SiteStore):
             for site in {d.site for d in deltas}:
                 (n,) = conn.execute("SELECT COUNT(*) FROM site_deltas WHERE site = ?",
                                     (site,)).fetchone()
-                if site in fold or n >= COMPACT_AFTER:
+                if n >= COMPACT_AFTER or (site in fold and conn.execute(
+                        "SELECT 1 FROM site_models WHERE site = ?", (site,)).fetchone()):
                     self._compact(conn, site)
 
         if deltas:
