@@ -44,6 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import os
     import platform
     import tempfile
     import time
@@ -74,6 +75,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"{args.sites} sites x {args.pages} pages from {len(sources)} real pages, served by "
           f"{name}; {args.rounds} round(s), modes interleaved; CONCURRENT_REQUESTS="
           f"{args.concurrency}; {platform.node()} ({platform.machine()}, "
-          f"{__import__('os').cpu_count()} CPUs), {time.time() - started:.0f} s")
+          f"{os.cpu_count()} CPUs), {time.time() - started:.0f} s")
     print(broad_report(results, args.sample_every))
     return 0
