@@ -99,3 +99,10 @@ def test_the_working_set_is_bounded_in_bytes_and_evicted_sites_keep_their_counts
     with open_store(f"sqlite:///{tmp_path}/s.db") as store:
         assert store.sites() == sorted(f"site{s}.example" for s in range(20))
         assert all(store.load(f"site{s}.example").pages == 3 for s in range(20))
+
+
+def test_the_working_set_is_bounded_when_only_reading_too():
+    dec = Declutter("density", store="memory:", learn=False, max_cache_bytes=1)
+    for site in range(5):
+        dec.extract(article(site), f"https://site{site}.example/1")
+        assert list(dec._sites) == [f"site{site}.example"]  # the page's own site stays

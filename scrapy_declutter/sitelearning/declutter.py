@@ -126,7 +126,7 @@ class Declutter:
         result = result_of(page, self.extractor, site_learning=decisions)
         if self.learn and not state.model.seen_url(page.url):
             self.learner.learn((state.model, state.delta), lesson, page.url)
-            self._learned(page.site, state)
+            self._learned(state)
         return result
 
     def model(self, site: str) -> SiteModel | None:
@@ -186,25 +186,27 @@ class Declutter:
                            fresh=model is None)
         self._sites[site] = state
         self._measure(state)
+        self._evict()
         return state
 
-    def _learned(self, site: str, state: _SiteState) -> None:
+    def _learned(self, state: _SiteState) -> None:
         """After a page was learned: queue, write and evict as due."""
         state.unsaved += 1
         self._since_write += 1
         self._measure(state)
         if state.unsaved >= self.flush_every:
             self._enqueue(state)
-        while self._cached_bytes > self.max_cache_bytes and len(self._sites) > 1:
-            old_site, old = next(iter(self._sites.items()))
-            if old_site == site:
-                break
-            self._enqueue(old)
-            del self._sites[old_site]
-            self._cached_bytes -= old.nbytes
+        self._evict()
         if self._queue and (self._since_write >= self.flush_every
                             or len(self._queue) >= WRITE_BATCH):
             self._write()
+
+    def _evict(self) -> None:
+        """Queue and drop the least recently used sites until the rest fit the budget."""
+        while self._cached_bytes > self.max_cache_bytes and len(self._sites) > 1:
+            _, old = self._sites.popitem(last=False)  # never the newest: the page's own site
+            self._enqueue(old)
+            self._cached_bytes -= old.nbytes
 
     def _measure(self, state: _SiteState) -> None:
         nbytes = state.model.estimated_bytes() + state.delta.estimated_bytes()
