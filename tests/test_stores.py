@@ -38,9 +38,11 @@ def _writer(uri: str, worker: int) -> None:
     store.close()
 
 
-def assert_no_lost_counts(uri: str, workers: int = 2) -> None:
+def assert_no_lost_counts(uri: str, workers: int = 2, writer=_writer,
+                          per_worker: int = WRITES) -> None:
+    """``workers`` processes run ``writer(uri, worker)``, each adding ``per_worker`` pages."""
     ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_writer, args=(uri, w)) for w in range(workers)]
+    procs = [ctx.Process(target=writer, args=(uri, w)) for w in range(workers)]
     for p in procs:
         p.start()
     for p in procs:
@@ -48,10 +50,10 @@ def assert_no_lost_counts(uri: str, workers: int = 2) -> None:
         assert p.exitcode == 0
     with open_store(uri) as store:
         model = store.load("example.org")
-    assert model.pages == workers * WRITES
-    assert model.fingerprints[FP] == workers * WRITES
-    assert model.classifier.examples[KEEP] == workers * WRITES
-    assert len(model.urls) == workers * WRITES
+    assert model.pages == workers * per_worker
+    assert model.fingerprints[FP] == workers * per_worker
+    assert model.classifier.examples[KEEP] == workers * per_worker
+    assert len(model.urls) == workers * per_worker
 
 
 @pytest.mark.parametrize("uri,kind", [

@@ -6,9 +6,17 @@ the page with what its site taught so far: see ``step`` and ``learner``),
 learn from the page, and write the site's increments when due. Models live
 in a store (``memory:``,
 ``sqlite:///...``, ``redis://...``); this object keeps the models of recent
-sites in memory and writes its increments (deltas) every ``flush_every``
-pages of a site and on ``close()``, so several processes sharing a store add
-up their counts.
+sites in memory, as many as fit in ``max_cache_bytes`` (estimated per page
+in O(1), see ``SiteModel.estimated_bytes``: a count of sites would let a few
+big models or thousands of small ones take any amount of memory). A site's
+increments (its delta) are queued after ``flush_every`` of its pages, when
+it leaves memory and on ``close()``; the queue is written in one batch every
+``flush_every`` pages (or once it holds ``WRITE_BATCH`` deltas), appended to
+the sites' logs in the store without reading or re-serialising their models
+(see ``stores.base``), so the cost of a write follows what was learned, not
+the model's size, and several processes sharing a store add up their counts.
+A site kept in memory does not see other processes' counts until it is
+loaded again.
 
 When the store cannot be reached, a warning is logged and pages of sites
 not already in memory get plain generic extraction; increments wait in
@@ -40,8 +48,11 @@ logger = logging.getLogger(__name__)
 
 #: Pages of one site between two writes of its increments to the store.
 FLUSH_EVERY = 16
-#: Sites whose models stay in memory (least recently used are written and dropped).
-MAX_CACHED_SITES = 64
+#: Estimated bytes of site models kept in memory (least recently used sites are queued
+#: for writing and dropped past it). A site of a few hundred pages takes 1-3 MB.
+MAX_CACHE_BYTES = 256 * 1024 * 1024
+#: Deltas queued before a write, whatever ``flush_every`` says.
+WRITE_BATCH = 64
 #: Seconds before an unreachable store is tried again.
 RETRY_AFTER = 10.0
 
@@ -51,6 +62,8 @@ class _SiteState:
     model: SiteModel  # what this process knows: the stored model plus its own increments
     delta: SiteModel  # its increments since the last write
     unsaved: int = 0
+    nbytes: int = 0  # estimated memory of model and delta
+    fresh: bool = False  # the store had no usable model: the first write replaces it
 
 
 class Declutter:
@@ -75,7 +88,8 @@ class Declutter:
                  learn: bool = True, flush_every: int = FLUSH_EVERY,
                  learner: SiteLearner | None = None, retry_after: float = RETRY_AFTER,
                  warmup: int = 0, max_held: int = MAX_HELD_PAGES,
-                 log: "logging.Logger | logging.LoggerAdapter[Any] | None" = None) -> None:
+                 log: "logging.Logger | logging.LoggerAdapter[Any] | None" = None,
+                 max_cache_bytes: int = MAX_CACHE_BYTES) -> None:
         self.extractor = extractor
         chain = build_extractor(extractor)
         self.site_learning = site_learning
@@ -83,6 +97,7 @@ class Declutter:
         self.learn = learn
         self.flush_every = max(1, flush_every)
         self.retry_after = retry_after
+        self.max_cache_bytes = max_cache_bytes
         # A chain with seed 000's n-gram filter (density+ngram) votes there, not in the site step.
         vote = not any(isinstance(s, SiteStep) and s.seed for s in chain.steps)
         self.learner = learner or SiteLearner(vote=vote)
@@ -97,6 +112,10 @@ class Declutter:
         self.log = log or logger
         self.store = open_store(store) if site_learning else None
         self._sites: OrderedDict[str, _SiteState] = OrderedDict()
+        self._cached_bytes = 0
+        self._queue: list[SiteModel] = []  # deltas waiting for the next write
+        self._fold: set[str] = set()  # their sites whose stored model is to be replaced
+        self._since_write = 0  # pages learned since the last write
         self._down_until = 0.0
         self._down = False
 
@@ -122,9 +141,7 @@ class Declutter:
         result = result_of(page, self.extractor, site_learning=decisions)
         if self.learn and not state.model.seen_url(page.url):
             self.learner.learn((state.model, state.delta), lesson, page.url)
-            state.unsaved += 1
-            if state.unsaved >= self.flush_every:
-                self._flush(page.site, state)
+            self._learned(state)
         return result
 
     def submit(self, html: str | bytes, url: str | None = None, *, key: object = None,
@@ -170,8 +187,9 @@ class Declutter:
 
     def flush(self) -> None:
         """Write every site's pending increments to the store."""
-        for site, state in list(self._sites.items()):
-            self._flush(site, state, force=True)
+        for state in self._sites.values():
+            self._enqueue(state)
+        self._write(force=True)
 
     def close(self) -> None:
         """Write what is pending and close the store."""
@@ -211,6 +229,8 @@ class Declutter:
             return state
         if self.store is None or not self._available():
             return None
+        if any(delta.site == site for delta in self._queue):
+            self._write()  # back before its increments were written: write them first
         try:
             model = self.store.load(site)
         except StoreUnavailableError as exc:
@@ -219,13 +239,11 @@ class Declutter:
         if self._down:
             logger.warning("site store is back: %s", self.store.uri)
             self._down = False
-        state = _SiteState(model or SiteModel(site=site), SiteModel(site=site))
+        state = _SiteState(model or SiteModel(site=site), SiteModel(site=site),
+                           fresh=model is None)
         self._sites[site] = state
-        while len(self._sites) > MAX_CACHED_SITES:
-            old_site, old = next(iter(self._sites.items()))
-            if not self._flush(old_site, old, force=True) and old.unsaved:
-                break  # store down: keep the increments rather than lose them
-            del self._sites[old_site]
+        self._measure(state)
+        self._evict()
         return state
 
     def _release(self, site: str) -> list[Released]:
@@ -237,7 +255,7 @@ class Declutter:
         for h in held:
             if self.learn and not state.model.seen_url(h.page.url):
                 self.learner.learn((state.model, state.delta), h.lesson, h.page.url)
-                state.unsaved += 1
+                self._learned(state)
         released = []
         for h in held:
             page = h.relabel_generic()
@@ -249,8 +267,6 @@ class Declutter:
             released.append(Released(h.key, result_of(page, self.extractor,
                                                       site_learning=decisions)))
         self._say_what_was_learned(site, state.model, released)
-        if state.unsaved >= self.flush_every:
-            self._flush(site, state)
         return released
 
     def _say_what_was_learned(self, site: str, model: SiteModel, released: list[Released]) -> None:
@@ -265,18 +281,53 @@ class Declutter:
             "n-gram classifier", site, len(released), model.pages, template,
             sum(d.template for d in decided), sum(d.voted for d in decided))
 
-    def _flush(self, site: str, state: _SiteState, force: bool = False) -> bool:
+    def _learned(self, state: _SiteState) -> None:
+        """After a page was learned: queue, write and evict as due."""
+        state.unsaved += 1
+        self._since_write += 1
+        self._measure(state)
+        if state.unsaved >= self.flush_every:
+            self._enqueue(state)
+        self._evict()
+        if self._queue and (self._since_write >= self.flush_every
+                            or len(self._queue) >= WRITE_BATCH):
+            self._write()
+
+    def _evict(self) -> None:
+        """Queue and drop the least recently used sites until the rest fit the budget."""
+        while self._cached_bytes > self.max_cache_bytes and len(self._sites) > 1:
+            _, old = self._sites.popitem(last=False)  # never the newest: the page's own site
+            self._enqueue(old)
+            self._cached_bytes -= old.nbytes
+
+    def _measure(self, state: _SiteState) -> None:
+        nbytes = state.model.estimated_bytes() + state.delta.estimated_bytes()
+        self._cached_bytes += nbytes - state.nbytes
+        state.nbytes = nbytes
+
+    def _enqueue(self, state: _SiteState) -> None:
+        """Move a site's increments to the write queue (the model keeps them)."""
         if not state.unsaved:
+            return
+        self._queue.append(state.delta)
+        if state.fresh:
+            self._fold.add(state.delta.site)
+        state.delta, state.unsaved, state.fresh = SiteModel(site=state.delta.site), 0, False
+        self._measure(state)
+
+    def _write(self, force: bool = False) -> bool:
+        """Write the queued deltas in one batch; on failure they stay queued."""
+        if not self._queue:
             return True
         if self.store is None or (not force and not self._available()):
             return False
         try:
-            merged = self.store.merge(site, state.delta)
+            self.store.append(self._queue, fold=self._fold)
         except StoreUnavailableError as exc:
             self._went_down(exc)
             return False
         if self._down:
             logger.warning("site store is back: %s", self.store.uri)
         self._down, self._down_until = False, 0.0
-        state.model, state.delta, state.unsaved = merged, SiteModel(site=site), 0
+        self._queue, self._fold, self._since_write = [], set(), 0
         return True

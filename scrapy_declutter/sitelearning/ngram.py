@@ -354,6 +354,16 @@ class NGramClassifier:
             self.examples[c] += other.examples[c]
         self._compiled = None  # a merge can change everything: rebuild
 
+    def estimated_bytes(self) -> int:
+        """Memory held now, without building anything: a cache's budget checks it per page.
+
+        ``nbytes`` compiles the scoring tables first; this counts the arrays,
+        the keys waiting to be folded and the tables only if already built.
+        """
+        held = sum(lm._keys.nbytes + lm._counts.nbytes + 8 * lm._pending_size
+                   for lm in self.lms.values())
+        return held + (self._compiled.nbytes if self._compiled else 0)
+
     @property
     def nbytes(self) -> int:
         """Stored arrays plus the look-up tables scoring builds."""

@@ -1,4 +1,13 @@
-"""Crawl benchmark: pages/s with and without the plugin, CPU per page, longest reactor stall.
+"""Crawl benchmarks: pages/s with and without the plugin, CPU and memory per page.
+
+Two of them. ``broad`` (the ``scrapy-declutter bench-crawl`` command) crawls
+N test sites, each on its own loopback address (see ``testsites``), with
+``scrapy runspider`` in a child process per crawl, the modes interleaved
+round by round so all see the same machine load; it prints pages/s, CPU
+ms/page and the ratio to the crawl without the plugin, and the crawl
+process's resident memory over time with the CPU per page of its first and
+last thousand pages (``--sites 10000 --pages 3`` is the scale test). The
+one below measures the reactor's stalls on one site, in this process:
 
     python -m scrapy_declutter.lab.bench.crawl [--site DIR] [--rounds 3] [--scale 1]
 
@@ -19,6 +28,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import statistics
 import subprocess
 import sys
@@ -235,6 +246,97 @@ def _report(results: dict[str, list[dict[str, float]]], args: argparse.Namespace
     if "off" in cpu_per_page and "on" in cpu_per_page:
         added = cpu_per_page["on"] - cpu_per_page["off"]
         print(f"CPU added by the plugin: {added:.1f} ms/page (medians)")
+
+
+ADDON = {"scrapy_declutter.Addon": 500}
+#: The broad benchmark's modes: Scrapy settings over ``BROAD_SETTINGS``.
+BROAD_MODES: dict[str, dict[str, Any]] = {
+    "off": {},
+    "on": {"ADDONS": ADDON},
+    "on-nolearning": {"ADDONS": ADDON, "DECLUTTER_SITE_LEARNING": False},
+    "density-nolearning": {"ADDONS": ADDON, "DECLUTTER_EXTRACTOR": "density",
+                           "DECLUTTER_SITE_LEARNING": False},
+}
+BROAD_SETTINGS: dict[str, Any] = {
+    "LOG_LEVEL": "WARNING",
+    "TELNETCONSOLE_ENABLED": False,
+    "ROBOTSTXT_OBEY": False,
+    "RETRY_ENABLED": False,
+    "CONCURRENT_REQUESTS": 32,
+    "DOWNLOAD_DELAY": 0,
+    "AUTOTHROTTLE_ENABLED": False,
+}
+
+
+def broad(root: Path, start_urls: list[str], modes: list[str], rounds: int, *,
+          sample_every: int = 1000, pythonpath: str | None = None,
+          concurrency: int = 32) -> dict[str, list[dict[str, Any]]]:
+    """Crawl ``start_urls``' sites once per mode and round; the figures of every crawl.
+
+    Each crawl gets a fresh SQLite site store and JSON lines feed under
+    ``root``; ``pythonpath`` puts another checkout of the package first on the
+    crawls' path (to measure a commit before a change).
+    """
+    from . import crawlspider
+
+    urls = root / "start-urls.txt"
+    urls.write_text("\n".join(start_urls))
+    env = dict(os.environ)
+    if pythonpath:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, env.get("PYTHONPATH")]))
+    results: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
+    for r in range(rounds):
+        for mode in modes:
+            tag = f"{mode}-{r}"
+            settings = {**BROAD_SETTINGS, "CONCURRENT_REQUESTS": concurrency, **BROAD_MODES[mode],
+                        "DECLUTTER_STORE": f"sqlite:///{root}/store-{tag}.db",
+                        "FEEDS": {str(root / f"items-{tag}.jsonl"): {"format": "jsonlines"}}}
+            out = root / f"figures-{tag}.json"
+            job = {"settings": settings, "urls": str(urls), "out": str(out),
+                   "sample_every": sample_every}
+            with open(root / f"crawl-{tag}.log", "wb") as log:
+                done = subprocess.run(
+                    [sys.executable, "-m", "scrapy", "runspider", crawlspider.__file__],
+                    cwd=root, env={**env, crawlspider.JOB_ENV: json.dumps(job)},
+                    stdout=log, stderr=subprocess.STDOUT)
+            if done.returncode or not out.exists():
+                tail = (root / f"crawl-{tag}.log").read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"crawl {tag} failed (status {done.returncode}):\n{tail}")
+            results[mode].append(json.loads(out.read_text()))
+    return results
+
+
+def _blocks(run: dict[str, Any], every: int) -> tuple[float, float] | None:
+    """CPU ms/page of the first and the last full block of ``every`` pages."""
+    marks = [s for s in run["samples"][:-1] if s["pages"] % every == 0]
+    if len(marks) < 3:
+        return None
+    first = 1000 * (marks[1]["cpu"] - marks[0]["cpu"]) / every
+    return first, 1000 * (marks[-1]["cpu"] - marks[-2]["cpu"]) / every
+
+
+def broad_report(results: dict[str, list[dict[str, Any]]], sample_every: int = 1000) -> str:
+    """The tables: speed per mode (medians over rounds), then memory over the crawl."""
+    rate = {m: statistics.median(r["pages"] / r["wall"] for r in runs)
+            for m, runs in results.items()}
+    lines = [f"{'mode':20} {'pages':>6} {'pages/s':>8} {'x off':>6} {'CPU ms/page':>11} "
+             f"{'max RSS MB':>10}"]
+    for mode, runs in results.items():
+        cpu = statistics.median(1000 * r["cpu"] / max(r["pages"], 1) for r in runs)
+        ratio = f"{rate[mode] / rate['off']:.2f}" if "off" in rate else "-"
+        lines.append(f"{mode:20} {runs[0]['pages']:>6} {rate[mode]:>8.1f} {ratio:>6} {cpu:>11.1f} "
+                     f"{max(r['max_rss_mb'] for r in runs):>10.0f}")
+    lines.append(f"memory of the crawl process (last round), sampled every {sample_every} pages:")
+    for mode, runs in results.items():
+        samples = runs[-1]["samples"]
+        shown = samples[::max(1, len(samples) // 10)]
+        shown += samples[-1:] if shown[-1] is not samples[-1] else []
+        rss = ", ".join(f"{s['pages']}:{s['rss_mb']:.0f}" for s in shown)
+        blocks = _blocks(runs[-1], sample_every)
+        cost = (f"; CPU ms/page first {sample_every} pages {blocks[0]:.1f}, last {blocks[1]:.1f}"
+                if blocks else "")
+        lines.append(f"  {mode}: RSS MB at pages {rss}{cost}")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -3,17 +3,30 @@
 Backends (``memory``, ``sqlite``, ``redis``) subclass ``SiteStore`` from
 here; the package ``__init__`` only chooses one by URI, so no backend imports
 the module that imports it.
+
+A store holds, per site, a model and a log of increments (deltas) not yet
+folded into it. ``append`` adds deltas to the logs: it never reads or
+re-serialises a whole model, so a write costs the size of what one process
+learned since its last write, not the size of the site's model. A site whose
+log reaches ``COMPACT_AFTER`` deltas is compacted in the same write (model
+and log merged into a new model, the log emptied), so reading a site merges
+at most that many deltas and the whole-model rewrite is paid once per
+``COMPACT_AFTER`` writes. ``load`` returns the model with its log merged in.
 """
 
 from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
+from typing import Collection, Iterable, Sequence
 
 from ...errors import ModelFormatError, ModelVersionError
 from ..model import SiteModel
 
 logger = logging.getLogger(__name__)
+
+#: Deltas a site's log may hold before a write folds them into its stored model.
+COMPACT_AFTER = 32
 
 
 class SiteStore(ABC):
@@ -24,11 +37,26 @@ class SiteStore(ABC):
 
     @abstractmethod
     def _get(self, site: str) -> bytes | None:
-        """The stored bytes of a site's model, or None."""
+        """The stored bytes of a site's model (without its log), or None."""
+
+    @abstractmethod
+    def _read(self, site: str) -> tuple[bytes | None, list[bytes]]:
+        """A site's stored model bytes and its log of delta bytes, oldest first, read together."""
+
+    @abstractmethod
+    def append(self, deltas: Sequence[SiteModel], fold: Collection[str] = ()) -> None:
+        """Add deltas (each names its site) to their sites' logs in one atomic write.
+
+        Sites in ``fold`` that have a stored model, and sites whose log reaches
+        ``COMPACT_AFTER``, are compacted in the same write: ``Declutter`` folds
+        a site it found no usable model for, so a corrupt stored model is
+        replaced at once (a site with no model at all has nothing to replace).
+        """
 
     @abstractmethod
     def merge(self, site: str, delta: SiteModel) -> SiteModel:
-        """Atomically add ``delta`` to the stored model of ``site``; return the merged model."""
+        """Atomically add ``delta`` to the stored model of ``site`` and fold its log in;
+        return the merged model."""
 
     @abstractmethod
     def sites(self) -> list[str]:
@@ -43,8 +71,23 @@ class SiteStore(ABC):
 
     def load(self, site: str) -> SiteModel | None:
         """The stored model of ``site``; None when absent, corrupt (logged) or too new (logged)."""
-        model, _ = self.decode(site, self._get(site))
-        return model
+        blob, log = self._read(site)
+        return self.combine(site, blob, log)[0]
+
+    def combine(self, site: str, blob: bytes | None,
+                log: Iterable[bytes]) -> tuple[SiteModel | None, bool]:
+        """(stored model with its log merged in or None, whether the model bytes may be
+        overwritten). A corrupt or too new delta is logged and skipped."""
+        model, writable = self.decode(site, blob)
+        for raw in log:
+            try:
+                delta = SiteModel.from_bytes(raw)
+            except (ModelFormatError, ModelVersionError) as exc:
+                logger.error("an increment of the site model for %r in %s is unreadable and "
+                             "skipped: %s", site, self.uri, exc)
+                continue
+            model = delta if model is None else model.merge(delta)
+        return model, writable
 
     def decode(self, site: str, blob: bytes | None) -> tuple[SiteModel | None, bool]:
         """(model or None, whether the stored bytes may be overwritten)."""
@@ -59,11 +102,6 @@ class SiteStore(ABC):
             logger.error("site model for %r in %s is corrupt and will be replaced by a fresh "
                          "one: %s", site, self.uri, exc)
             return None, True
-
-    @staticmethod
-    def merged(site: str, stored: SiteModel | None, delta: SiteModel) -> SiteModel:
-        base = stored if stored is not None else SiteModel(site=site)
-        return base.merge(delta)
 
     def __enter__(self) -> "SiteStore":
         return self

@@ -1,11 +1,12 @@
-"""The in-process store: models as bytes in a dict, so it behaves exactly like the others."""
+"""The in-process store: models and logs as bytes in dicts, so it behaves like the others."""
 
 from __future__ import annotations
 
 import threading
+from typing import Collection, Sequence
 
 from ..model import SiteModel
-from .base import SiteStore
+from .base import COMPACT_AFTER, SiteStore
 
 
 class MemoryStore(SiteStore):
@@ -14,26 +15,44 @@ class MemoryStore(SiteStore):
     def __init__(self, uri: str = "memory:") -> None:
         self.uri = uri
         self._data: dict[str, bytes] = {}
+        self._logs: dict[str, list[bytes]] = {}
         self._lock = threading.Lock()
 
     def _get(self, site: str) -> bytes | None:
         return self._data.get(site)
 
+    def _read(self, site: str) -> tuple[bytes | None, list[bytes]]:
+        with self._lock:
+            return self._data.get(site), list(self._logs.get(site, ()))
+
     def put_raw(self, site: str, blob: bytes) -> None:
         """Store bytes as they are (tests use it to plant corrupt or foreign models)."""
         self._data[site] = blob
 
+    def append(self, deltas: Sequence[SiteModel], fold: Collection[str] = ()) -> None:
+        with self._lock:
+            for delta in deltas:
+                self._logs.setdefault(delta.site, []).append(delta.to_bytes())
+            for site in {d.site for d in deltas}:
+                if (site in fold and site in self._data) or len(self._logs[site]) >= COMPACT_AFTER:
+                    self._compact(site)
+
     def merge(self, site: str, delta: SiteModel) -> SiteModel:
         with self._lock:
-            stored, writable = self.decode(site, self._data.get(site))
-            model = self.merged(site, stored, delta)
-            if writable:
-                self._data[site] = model.to_bytes()
-            return model
+            self._logs.setdefault(site, []).append(delta.to_bytes())
+            return self._compact(site)
+
+    def _compact(self, site: str) -> SiteModel:
+        model, writable = self.combine(site, self._data.get(site), self._logs.pop(site, ()))
+        model = model if model is not None else SiteModel(site=site)
+        if writable:
+            self._data[site] = model.to_bytes()
+        return model
 
     def sites(self) -> list[str]:
-        return sorted(self._data)
+        return sorted(self._data.keys() | self._logs.keys())
 
     def forget(self, site: str) -> bool:
         with self._lock:
-            return self._data.pop(site, None) is not None
+            had_log = self._logs.pop(site, None) is not None
+            return (self._data.pop(site, None) is not None) or had_log

@@ -1,8 +1,12 @@
 """The Redis store: site models shared by crawls on several processes or machines.
 
-Each model is one key, ``<prefix><site>``. ``merge`` is optimistic: WATCH
-the key, read, add the delta, write in MULTI/EXEC, and start again if another
-writer got there first, so nothing is lost. Needs the ``redis`` extra
+Each model is one key, ``<prefix><site>``, its log of increments (see
+``base``) a list, ``<prefix without its colon>-deltas:<site>``. ``append``
+pushes deltas to the lists in one pipeline (RPUSH is atomic: concurrent
+writers never lose each other's deltas). Compaction is optimistic: WATCH the
+model and the list, read both, write the merged model and trim what was read
+in MULTI/EXEC, and start again if another writer got there first, so nothing
+is lost. Needs the ``redis`` extra
 (``pip install scrapy-declutter[redis]``). Connection failures raise
 ``StoreUnavailableError``; the client reconnects by itself once the server
 is back.
@@ -11,11 +15,12 @@ is back.
 from __future__ import annotations
 
 import logging
+from typing import Collection, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from ...errors import StoreError, StoreUnavailableError
 from ..model import SiteModel
-from .base import SiteStore
+from .base import COMPACT_AFTER, SiteStore
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +52,7 @@ class RedisStore(SiteStore):
         self._redis = redis
         self.uri = redacted(uri)
         self.prefix = prefix
+        self.log_prefix = prefix.rstrip(":") + "-deltas:"
         self.client = redis.Redis.from_url(uri, socket_timeout=timeout,
                                            socket_connect_timeout=timeout)
 
@@ -59,25 +65,58 @@ class RedisStore(SiteStore):
         except (self._redis.ConnectionError, self._redis.TimeoutError) as exc:
             raise StoreUnavailableError(f"{self.uri}: {exc}") from exc
 
+    def _log_key(self, site: str) -> str:
+        return self.log_prefix + site
+
     def _get(self, site: str) -> bytes | None:
         return self._call(self.client.get, self._key(site))
 
-    def merge(self, site: str, delta: SiteModel) -> SiteModel:
-        return self._call(self._merge, site, delta)
+    def _read(self, site: str) -> tuple[bytes | None, list[bytes]]:
+        def read() -> tuple[bytes | None, list[bytes]]:
+            with self.client.pipeline() as pipe:  # MULTI/EXEC: model and log of one moment
+                pipe.get(self._key(site))
+                pipe.lrange(self._log_key(site), 0, -1)
+                blob, log = pipe.execute()
+            return blob, log
 
-    def _merge(self, site: str, delta: SiteModel) -> SiteModel:
-        key = self._key(site)
+        return self._call(read)
+
+    def append(self, deltas: Sequence[SiteModel], fold: Collection[str] = ()) -> None:
+        if deltas:
+            self._call(self._append, deltas, fold)
+
+    def _append(self, deltas: Sequence[SiteModel], fold: Collection[str]) -> None:
+        with self.client.pipeline() as pipe:
+            for delta in deltas:
+                pipe.rpush(self._log_key(delta.site), delta.to_bytes())
+            lengths = pipe.execute()
+        longest: dict[str, int] = {}
+        for delta, n in zip(deltas, lengths):
+            longest[delta.site] = max(longest.get(delta.site, 0), n)
+        for site, n in longest.items():
+            if n >= COMPACT_AFTER or (site in fold and self.client.exists(self._key(site))):
+                self._compact(site)
+
+    def merge(self, site: str, delta: SiteModel) -> SiteModel:
+        def merge() -> SiteModel:
+            self.client.rpush(self._log_key(site), delta.to_bytes())
+            return self._compact(site)
+
+        return self._call(merge)
+
+    def _compact(self, site: str) -> SiteModel:
+        key, log_key = self._key(site), self._log_key(site)
         with self.client.pipeline() as pipe:
             for _ in range(MAX_RETRIES):
                 try:
-                    pipe.watch(key)
-                    stored, writable = self.decode(site, pipe.get(key))
-                    model = self.merged(site, stored, delta)
-                    if not writable:
-                        pipe.unwatch()
-                        return model
+                    pipe.watch(key, log_key)
+                    log = pipe.lrange(log_key, 0, -1)
+                    model, writable = self.combine(site, pipe.get(key), log)
+                    model = model if model is not None else SiteModel(site=site)
                     pipe.multi()
-                    pipe.set(key, model.to_bytes())
+                    if writable:
+                        pipe.set(key, model.to_bytes())
+                    pipe.ltrim(log_key, len(log), -1)
                     pipe.execute()
                     return model
                 except self._redis.WatchError:
@@ -86,11 +125,14 @@ class RedisStore(SiteStore):
                                     f"{MAX_RETRIES} conflicting writes")
 
     def sites(self) -> list[str]:
-        keys = self._call(lambda: list(self.client.scan_iter(match=self.prefix + "*", count=500)))
-        return sorted(k.decode("utf-8", "replace")[len(self.prefix):] for k in keys)
+        def scan(prefix: str) -> set[str]:
+            keys = self.client.scan_iter(match=prefix + "*", count=500)
+            return {k.decode("utf-8", "replace")[len(prefix):] for k in keys}
+
+        return sorted(self._call(lambda: scan(self.prefix) | scan(self.log_prefix)))
 
     def forget(self, site: str) -> bool:
-        return bool(self._call(self.client.delete, self._key(site)))
+        return bool(self._call(self.client.delete, self._key(site), self._log_key(site)))
 
     def close(self) -> None:
         self.client.close()

@@ -1,9 +1,13 @@
 """The SQLite store: one file, shared safely by any number of processes on a machine.
 
-``merge`` runs in a ``BEGIN IMMEDIATE`` transaction (read, add, write), which
-SQLite serialises across processes: two crawlers writing the same site both
-land. A file that is not an SQLite database is moved aside to
-``<file>.corrupt`` (logged as an error) and a fresh one is started, so the
+Models live in ``site_models``, the logs of increments in ``site_deltas``
+(see ``base``). ``append`` and ``merge`` run in a ``BEGIN IMMEDIATE``
+transaction, which SQLite serialises across processes: two crawlers writing
+the same site both land, and a compaction deletes only the deltas it read.
+The database runs in WAL mode with ``synchronous=NORMAL``: a commit does not
+wait for the disk (a power cut can lose the last writes, never corrupt the
+file), since a crawl writes often and re-learns what it loses. A file that
+is not an SQLite database is moved aside to ``<file>.corrupt`` (logged as an error) and a fresh one is started, so the
 crawl goes on and the broken file stays for inspection.
 """
 
@@ -15,16 +19,23 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
+from typing import Collection, Sequence
 
 from ...errors import StoreError, StoreUnavailableError
 from ..model import SiteModel
-from .base import SiteStore
+from .base import COMPACT_AFTER, SiteStore
 
 logger = logging.getLogger(__name__)
 
 #: Seconds a writer waits for another process's transaction before giving up.
 BUSY_TIMEOUT = 30.0
-SCHEMA = "CREATE TABLE IF NOT EXISTS site_models (site TEXT PRIMARY KEY, model BLOB NOT NULL, updated REAL NOT NULL)"
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS site_models (site TEXT PRIMARY KEY, model BLOB NOT NULL, "
+    "updated REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS site_deltas (id INTEGER PRIMARY KEY AUTOINCREMENT, "
+    "site TEXT NOT NULL, delta BLOB NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS site_deltas_site ON site_deltas (site, id)",
+)
 
 
 class SQLiteStore(SiteStore):
@@ -66,7 +77,9 @@ class SQLiteStore(SiteStore):
                                check_same_thread=False)
         try:
             conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute(SCHEMA)
+            conn.execute("PRAGMA synchronous=NORMAL")
+            for statement in SCHEMA:
+                conn.execute(statement)
         except sqlite3.DatabaseError:
             conn.close()
             raise
@@ -87,38 +100,86 @@ class SQLiteStore(SiteStore):
                 raise StoreUnavailableError(f"{self.uri}: {exc}") from exc
         return bytes(row[0]) if row else None
 
-    def merge(self, site: str, delta: SiteModel) -> SiteModel:
+    def _read(self, site: str) -> tuple[bytes | None, list[bytes]]:
         with self._lock:
-            conn = self.conn
             try:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    row = conn.execute("SELECT model FROM site_models WHERE site = ?",
-                                       (site,)).fetchone()
-                    stored, writable = self.decode(site, bytes(row[0]) if row else None)
-                    model = self.merged(site, stored, delta)
-                    if writable:
-                        conn.execute(
-                            "INSERT INTO site_models (site, model, updated) VALUES (?, ?, ?) "
-                            "ON CONFLICT(site) DO UPDATE SET model = excluded.model, "
-                            "updated = excluded.updated",
-                            (site, model.to_bytes(), time.time()))
-                    conn.execute("COMMIT")
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
+                # (model, log): the newest id is only for compaction
+                return self._in_transaction("BEGIN", lambda conn: self._rows(conn, site)[::2])
             except sqlite3.OperationalError as exc:
                 raise StoreUnavailableError(f"{self.uri}: {exc}") from exc
+
+    @staticmethod
+    def _rows(conn: sqlite3.Connection, site: str) -> tuple[bytes | None, int, list[bytes]]:
+        """(model bytes, id of the newest delta read, the log's delta bytes)."""
+        row = conn.execute("SELECT model FROM site_models WHERE site = ?", (site,)).fetchone()
+        log = conn.execute("SELECT id, delta FROM site_deltas WHERE site = ? ORDER BY id",
+                           (site,)).fetchall()
+        return (bytes(row[0]) if row else None, log[-1][0] if log else 0,
+                [bytes(blob) for _, blob in log])
+
+    def _compact(self, conn: sqlite3.Connection, site: str) -> SiteModel:
+        blob, last, log = self._rows(conn, site)
+        model, writable = self.combine(site, blob, log)
+        model = model if model is not None else SiteModel(site=site)
+        if writable:
+            conn.execute("INSERT INTO site_models (site, model, updated) VALUES (?, ?, ?) "
+                         "ON CONFLICT(site) DO UPDATE SET model = excluded.model, "
+                         "updated = excluded.updated", (site, model.to_bytes(), time.time()))
+        conn.execute("DELETE FROM site_deltas WHERE site = ? AND id <= ?", (site, last))
         return model
+
+    def _in_transaction(self, begin: str, work):
+        conn = self.conn
+        conn.execute(begin)
+        try:
+            result = work(conn)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return result
+
+    def _write(self, work):
+        with self._lock:
+            try:
+                return self._in_transaction("BEGIN IMMEDIATE", work)
+            except sqlite3.OperationalError as exc:
+                raise StoreUnavailableError(f"{self.uri}: {exc}") from exc
+
+    def append(self, deltas: Sequence[SiteModel], fold: Collection[str] = ()) -> None:
+        def work(conn: sqlite3.Connection) -> None:
+            conn.executemany("INSERT INTO site_deltas (site, delta) VALUES (?, ?)",
+                             [(d.site, d.to_bytes()) for d in deltas])
+            for site in {d.site for d in deltas}:
+                (n,) = conn.execute("SELECT COUNT(*) FROM site_deltas WHERE site = ?",
+                                    (site,)).fetchone()
+                if n >= COMPACT_AFTER or (site in fold and conn.execute(
+                        "SELECT 1 FROM site_models WHERE site = ?", (site,)).fetchone()):
+                    self._compact(conn, site)
+
+        if deltas:
+            self._write(work)
+
+    def merge(self, site: str, delta: SiteModel) -> SiteModel:
+        def work(conn: sqlite3.Connection) -> SiteModel:
+            conn.execute("INSERT INTO site_deltas (site, delta) VALUES (?, ?)",
+                         (site, delta.to_bytes()))
+            return self._compact(conn, site)
+
+        return self._write(work)
 
     def sites(self) -> list[str]:
         with self._lock:
-            return [r[0] for r in self.conn.execute("SELECT site FROM site_models ORDER BY site")]
+            return [r[0] for r in self.conn.execute(
+                "SELECT site FROM site_models UNION SELECT site FROM site_deltas ORDER BY site")]
 
     def forget(self, site: str) -> bool:
-        with self._lock:
-            cur = self.conn.execute("DELETE FROM site_models WHERE site = ?", (site,))
-            return cur.rowcount > 0
+        def work(conn: sqlite3.Connection) -> bool:
+            logged = conn.execute("DELETE FROM site_deltas WHERE site = ?", (site,)).rowcount
+            return conn.execute("DELETE FROM site_models WHERE site = ?",
+                                (site,)).rowcount + logged > 0
+
+        return self._write(work)
 
     def close(self) -> None:
         with self._lock:

@@ -1,0 +1,90 @@
+"""The spider the broad crawl benchmark runs with ``scrapy runspider`` in a child process.
+
+It reads its job from the ``SCRAPY_DECLUTTER_BENCH_JOB`` environment variable (JSON:
+``settings`` for this mode, ``urls`` a file of start URLs, ``out`` the file
+for the figures, ``sample_every`` pages between memory samples), follows a
+site's ``pN.html`` links on the same host, yields one item per page (written
+to a JSON lines feed, as a real crawl does) and measures from the first
+response to the engine's stop, so interpreter and crawler start-up, the same
+in every mode, are left out. Settings come through the environment because
+``-s`` cannot carry a dict such as ``ADDONS``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+import time
+from typing import Any
+
+import scrapy
+from scrapy import signals
+
+#: The environment variable that carries the job (not a Scrapy setting).
+JOB_ENV = "SCRAPY_DECLUTTER_BENCH_JOB"
+JOB: dict[str, Any] = json.loads(os.environ.get(JOB_ENV, "{}"))
+SITE_PAGE = re.compile(r"/p\d+\.html$")
+_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+
+
+def rss_mb() -> float:
+    """Resident memory now, in MB (the kernel's count, not the peak)."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * _PAGE_SIZE / 1e6
+
+
+class BenchSpider(scrapy.Spider):
+    """Crawls every start URL's site, one item per page."""
+
+    name = "declutter_broad_bench"
+    custom_settings = JOB.get("settings", {})
+
+    @classmethod
+    def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> "BenchSpider":
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        crawler.signals.connect(spider.response_received, signal=signals.response_received)
+        crawler.signals.connect(spider.engine_stopped, signal=signals.engine_stopped)
+        spider.pages = 0
+        spider.start_cpu = spider.start_wall = None
+        spider.samples = []
+        return spider
+
+    async def start(self):
+        with open(JOB["urls"]) as f:
+            for url in f.read().split():
+                yield scrapy.Request(url)
+
+    def parse(self, response):
+        yield {"url": response.url, "title": response.css("title::text").get()}
+        for href in response.css("a::attr(href)").getall():
+            url = response.urljoin(href)
+            if SITE_PAGE.search(url) and url.split("/", 3)[2] == response.url.split("/", 3)[2]:
+                yield scrapy.Request(url)
+
+    def response_received(self, response: Any, request: Any, spider: Any) -> None:
+        if self.start_cpu is None:
+            self.start_cpu, self.start_wall = time.process_time(), time.perf_counter()
+            self._sample()
+        elif response.status == 200:
+            self.pages += 1
+            if self.pages % JOB.get("sample_every", 1000) == 0:
+                self._sample()
+
+    def _sample(self) -> None:
+        self.samples.append({"pages": self.pages, "cpu": time.process_time(),
+                             "wall": time.perf_counter(), "rss_mb": rss_mb()})
+
+    def engine_stopped(self) -> None:
+        self._sample()
+        first, last = self.samples[0], self.samples[-1]
+        figures = {
+            "pages": self.pages,
+            "wall": last["wall"] - first["wall"],
+            "cpu": last["cpu"] - first["cpu"],
+            "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3,
+            "samples": self.samples,
+        }
+        with open(JOB["out"], "w") as f:
+            json.dump(figures, f)

@@ -1,0 +1,196 @@
+"""Test sites for the crawl benchmark: N sites made of real pages, each on its own loopback address.
+
+Linux routes all of 127.0.0.0/8 to the loopback interface, so site ``i``
+listens on ``127.0.{1 + i // 254}.{1 + i % 254}`` and its host (its site key)
+differs from every other site's, as on a broad crawl. A site's pages
+``p0.html`` .. ``pN.html`` are real pages (the example project's, then those
+of the data sets given) with a navigation block linking the site's pages and
+a footer added at the end of the body, so the crawl finds them and site
+learning finds a template. A page's bytes depend only on its source page and
+the number of pages per site, so the sites share each file by hard links:
+10,000 sites take the disk space of the distinct pages.
+
+``serve`` runs nginx (``apt-get install nginx-light``) as a child process with
+a generated configuration in the sites' directory, listening only on the
+sites' addresses; without nginx, a Python asyncio server in a child process
+does the same (slower, but it is not the crawl's bottleneck below a few
+hundred pages/s).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+#: The pages bundled with the package's example project: always there.
+EXAMPLE_PAGES = Path(__file__).resolve().parents[3] / "example_project" / "site"
+#: A real data set's pages, used after the example's when present (WCXB layout).
+SHARED_DATA = Path(__file__).resolve().parents[4] / "shared" / "data" / "wcxb-dev"
+MAX_SITES = 254 * 255
+
+
+def host(i: int) -> str:
+    """The loopback address of site ``i``."""
+    if not 0 <= i < MAX_SITES:
+        raise ValueError(f"site index {i} out of 0..{MAX_SITES - 1}")
+    return f"127.0.{1 + i // 254}.{1 + i % 254}"
+
+
+def real_pages(data_dirs: list[Path]) -> list[Path]:
+    """The source pages: the example project's, then each data set's ``html/*.html[.gz]``."""
+    pages = sorted(EXAMPLE_PAGES.rglob("*.html"))
+    for d in data_dirs:
+        pages += sorted((d / "html").glob("*.html*")) if (d / "html").is_dir() else []
+    return pages
+
+
+def _read(path: Path) -> bytes:
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.suffix == ".gz" else data
+
+
+def _with_site_links(html: bytes, page: int, pages: int) -> bytes:
+    nav = "".join(f'<li><a href="p{k}.html">Page {k + 1} of this site</a></li>'
+                  for k in range(pages))
+    block = (f'<nav class="bench-site"><ul>{nav}</ul></nav><footer class="bench-site"><p>'
+             f"Page {page + 1} of {pages}. This benchmark site is made of real pages; every "
+             "page of it carries this footer and the navigation above.</p></footer>").encode()
+    end = html.lower().rfind(b"</body>")
+    return html[:end] + block + html[end:] if end >= 0 else html + block
+
+
+def build(root: Path, sites: int, pages: int, sources: list[Path]) -> list[str]:
+    """Write ``sites`` sites of ``pages`` pages under ``root/<address>/``; return their hosts."""
+    if not sources:
+        raise ValueError("no source pages")
+    shared = root / "_pages"
+    shared.mkdir(parents=True, exist_ok=True)
+    hosts = []
+    for i in range(sites):
+        site = root / host(i)
+        site.mkdir(exist_ok=True)
+        for j in range(pages):
+            n = (i * pages + j) % len(sources)
+            unique = shared / f"{n}-{j}-of-{pages}.html"
+            if not unique.exists():
+                unique.write_bytes(_with_site_links(_read(sources[n]), j, pages))
+            target = site / f"p{j}.html"
+            if not target.exists():
+                os.link(unique, target)
+        hosts.append(host(i))
+    return hosts
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+NGINX_CONF = """daemon off;
+{user}worker_processes 1;
+pid {tmp}/nginx.pid;
+error_log {tmp}/error.log warn;
+worker_rlimit_nofile {files};
+events {{ worker_connections 4096; }}
+http {{
+    access_log off;
+    client_body_temp_path {tmp}/body;
+    proxy_temp_path {tmp}/proxy;
+    fastcgi_temp_path {tmp}/fastcgi;
+    uwsgi_temp_path {tmp}/uwsgi;
+    scgi_temp_path {tmp}/scgi;
+    default_type text/html;
+    keepalive_requests 10000;
+    server {{
+{listen}
+        root {root}/$server_addr;
+    }}
+}}
+"""
+
+PY_SERVER = r"""
+import asyncio, sys
+from pathlib import Path
+root, port, hosts = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
+
+async def handle(reader, writer):
+    addr = writer.get_extra_info("sockname")[0]
+    try:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            path = head.split(b" ", 2)[1].decode("latin-1").split("?")[0].lstrip("/")
+            file = root / addr / path
+            if path and "/" not in path and file.is_file():
+                body, status = file.read_bytes(), b"200 OK"
+            else:
+                body, status = b"not found", b"404 Not Found"
+            writer.write(b"HTTP/1.1 " + status + b"\r\nContent-Type: text/html\r\n"
+                         b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+            await writer.drain()
+    except (asyncio.IncompleteReadError, ConnectionError, IndexError):
+        pass
+    finally:
+        writer.close()
+
+async def main():
+    for h in hosts:
+        await asyncio.start_server(handle, h, port)
+    print("ready", flush=True)
+    await asyncio.Event().wait()
+
+asyncio.run(main())
+"""
+
+
+def _wait_until_up(address: str, port: int, proc: subprocess.Popen, what: str) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited with status {proc.returncode}")
+        try:
+            socket.create_connection((address, port), 0.2).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"{what} did not start listening on {address}:{port}")
+
+
+@contextmanager
+def serve(root: Path, hosts: list[str], *, use_nginx: bool = True) -> Iterator[tuple[int, str]]:
+    """Serve ``root/<address>/`` on every address; yield (port, server name)."""
+    port = free_port()
+    nginx = shutil.which("nginx", path=f"{os.environ.get('PATH', '')}:/usr/sbin")
+    log = open(root / "server.log", "wb")
+    if use_nginx and nginx:
+        conf = root / "nginx.conf"
+        listen = "\n".join(f"        listen {h}:{port};" for h in hosts)
+        # Started as root, nginx's worker would run as nobody, who cannot read a private
+        # temporary directory: it runs as the user who started it instead.
+        user = "user root;\n" if os.geteuid() == 0 else ""
+        conf.write_text(NGINX_CONF.format(tmp=root, root=root, listen=listen, user=user,
+                                          files=2 * len(hosts) + 8192))
+        cmd = [nginx, "-p", str(root), "-c", str(conf), "-e", str(root / "error.log")]
+        name = "nginx"
+    else:
+        cmd, name = [sys.executable, "-c", PY_SERVER, str(root), str(port), *hosts], "python"
+    proc = subprocess.Popen(cmd, stdout=log, stderr=log)
+    try:
+        _wait_until_up(hosts[-1], port, proc, name)
+        yield port, name
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()

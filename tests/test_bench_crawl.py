@@ -1,0 +1,56 @@
+"""The crawl benchmark command: test sites on loopback addresses, real crawls, the tables.
+
+A smoke test (2 sites x 2 pages): it checks that the command builds, serves
+and crawls the sites in every way it can and reports what it measured, never
+how fast (timings on a shared machine vary).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+
+import pytest
+
+from scrapy_declutter.cli import main
+from scrapy_declutter.lab.bench import testsites
+from scrapy_declutter.lab.bench.crawl import broad_report
+
+
+def test_sites_have_their_own_address_links_and_shared_files(tmp_path):
+    sources = testsites.real_pages([])[:3]
+    hosts = testsites.build(tmp_path, 4, 2, sources)
+    assert hosts == ["127.0.1.1", "127.0.1.2", "127.0.1.3", "127.0.1.4"]
+    assert testsites.host(254) == "127.0.2.1"
+    page = (tmp_path / "127.0.1.1" / "p0.html").read_bytes()
+    assert b'<a href="p1.html">' in page and page.count(b"bench-site") == 2
+    # site 0 page 0 and site 3 page 0 come from the same source page: one file, two links
+    assert os.path.samefile(tmp_path / "127.0.1.1" / "p0.html", tmp_path / "127.0.1.4" / "p0.html")
+    assert not os.path.samefile(tmp_path / "127.0.1.1" / "p0.html",
+                                tmp_path / "127.0.1.2" / "p0.html")
+
+
+@pytest.mark.parametrize("server", [
+    "python",
+    pytest.param("nginx", marks=pytest.mark.skipif(
+        not (shutil.which("nginx") or os.path.exists("/usr/sbin/nginx")),
+        reason="nginx is not installed (apt-get install nginx-light)")),
+])
+def test_bench_crawl_crawls_every_page_in_every_mode(server, capsys):
+    argv = ["bench-crawl", "--sites", "2", "--pages", "2", "--rounds", "1", "--modes", "off,on"]
+    assert main(argv + (["--python-server"] if server == "python" else [])) == 0
+    out = capsys.readouterr().out
+    assert f"served by {server}" in out
+    rows = dict(re.findall(r"^(off|on) +(\d+) ", out, re.M))
+    assert rows == {"off": "3", "on": "3"}  # 4 pages, the first one starts the clock
+    assert re.search(r"^  on: RSS MB at pages 0:\d+", out, re.M)
+
+
+def test_report_gives_the_cost_of_the_first_and_last_block_of_pages():
+    samples = [{"pages": p, "cpu": c, "wall": c, "rss_mb": 100.0}
+               for p, c in [(0, 0.0), (10, 0.1), (20, 0.2), (30, 0.5), (31, 0.6)]]
+    run = {"pages": 31, "wall": 1.0, "cpu": 0.6, "max_rss_mb": 120.0, "samples": samples}
+    text = broad_report({"off": [run], "on": [run]}, sample_every=10)
+    assert "first 10 pages 10.0, last 30.0" in text
+    assert re.search(r"^on +31 +31.0 +1.00 +19.4 +120$", text, re.M)
