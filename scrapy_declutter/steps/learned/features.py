@@ -14,8 +14,15 @@ every row also holds:
 - id/class tokens as learned odds (how often blocks under that token were
   content in training), summarised over the block's ancestors;
 - the text share, link density and block count of the block's parent,
-  grandparent and great-grandparent (where the page's text concentrates);
-- page-level figures: block count, word count, overlap with the page title.
+  grandparent and great-grandparent (where the page's text concentrates),
+  their share of the page's prose, and the dates and linked headings below
+  them (headline lists carry one per item);
+- where the block sits against the page's content region (``region``);
+- datelines (short blocks with a date or a time), and whether the block
+  lies in a box of reader comments (``comments``);
+- page-level figures: block count, word count, overlap with the page title,
+  and the page-type probabilities (``pagetype``), so one model learns that a
+  teaser list is the content of a listing and chrome beside an article.
 
 Everything is gathered in one pass over the blocks and turned into NumPy
 arrays; neighbour and group features are array operations.
@@ -31,6 +38,9 @@ import numpy as np
 from lxml import etree
 
 from ...blocks import HEADING_TAGS, Ancestor, name_tokens, subtree_prefixes
+from .comments import is_comment_box
+from .pagetype import PAGE_TYPES
+from .region import REGION_NAMES, prose_words, region_columns, subtree_sums
 
 if TYPE_CHECKING:
     from ...page import Page
@@ -41,6 +51,18 @@ _CHROME = re.compile(
     r"subscribe|newsletter|sign (?:up|in)|log ?in|follow us|share (?:this|on)|"
     r"skip to|read more|related|advertis")  # searched in lower-cased text (faster than re.I)
 _WORD = re.compile(r"\w+")
+_MONTHS = (
+    "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|januar|februar|märz|juni|juli|oktober|"
+    "dezember|janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|"
+    "décembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|"
+    "diciembre")
+#: A date or a time in a short block (searched in lower-cased text).
+_DATE = re.compile(
+    r"\b(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|"
+    rf"(?:{_MONTHS})[a-zä]*\.? \d{{1,2}}\b|\d{{1,2}}\.? (?:{_MONTHS})|"
+    r"\d+ (?:hours?|minutes?|days?|weeks?|months?|years?) ago|yesterday|today)")
+#: Datelines are looked for in blocks up to this long.
+DATELINE_MAX_WORDS = 12
 
 #: Ancestor tags that are strong structural hints, one flag each.
 FLAG_TAGS = (
@@ -48,6 +70,8 @@ FLAG_TAGS = (
     "li", "table", "a", "figure", "blockquote", "button", "label", "select",
 )  # fmt: skip
 _FLAG_BIT = {tag: 1 << i for i, tag in enumerate(FLAG_TAGS)}
+#: The mask bit of an ancestor that is a box of reader comments.
+_COMMENT_BIT = 1 << len(FLAG_TAGS)
 #: The block element's own tag, one-hot over these groups (the rest is "other").
 TAG_GROUPS = (
     ("h1",), ("h2", "h3"), ("h4", "h5", "h6"), ("p",), ("div",), ("li",), ("td", "th"),
@@ -85,7 +109,7 @@ BASE_NAMES = [
     "words_share", "words_rel_max", "punct_end", "title_share", "title_cover",
     "depth", "odds_own_max", "odds_own_min", "odds_anc_max", "odds_anc_min",
     "odds_near_mean", "odds_anc_sum", "is_heading", "capital_start", "digit_share",
-    "chrome_phrase",
+    "chrome_phrase", "is_date", "in_comment",
 ]  # fmt: skip
 #: What the per-block loop of ``page_features`` gathers, in the order it writes them;
 #: the ``BASE_NAMES`` columns are made from these by name, so neither order can
@@ -95,17 +119,20 @@ GATHERED = (
     "markup_chars", "tag_count", "stopword_density", "position", "link_words",
     "punct_end", "title_share", "title_cover", "depth", "odds_own_max", "odds_own_min",
     "odds_anc_max", "odds_anc_min", "odds_near_mean", "odds_anc_sum", "is_heading",
-    "capital_start", "digit_share", "chrome_phrase",
+    "capital_start", "digit_share", "chrome_phrase", "is_date", "linked_heading",
 )  # fmt: skip
 CONTEXT_NAMES = ["log_words", "link_density", "text_density", "odds_anc_min",
                  "odds_anc_max", "is_heading", "punct_end", "words_rel_max"]
 PAGE_NAMES = ["page_log_blocks", "page_log_words", "page_link_density", "page_has_article",
-              "page_has_main"]
+              "page_has_main", "page_has_comment"]
+#: What is summed over each subtree of ``GROUP_LEVELS``.
+GROUP_SUMS = ("words_share", "link_density", "log_blocks", "prose_share", "log_dates",
+              "log_linked_headings")
+TYPE_NAMES = [f"type_{t}" for t in PAGE_TYPES]
 
 
 def _group_names() -> list[str]:
-    return [f"up{level}_{what}" for level in GROUP_LEVELS
-            for what in ("words_share", "link_density", "log_blocks")]
+    return [f"up{level}_{what}" for level in GROUP_LEVELS for what in GROUP_SUMS]
 
 
 def feature_names() -> list[str]:
@@ -115,9 +142,11 @@ def feature_names() -> list[str]:
     names += ["tag_" + "_".join(g) for g in TAG_GROUPS]
     names += list(CONTENT_CONTAINERS)
     names += _group_names()
+    names += REGION_NAMES
     for off in OFFSETS:
         names += [f"{n}@{off:+d}" for n in CONTEXT_NAMES]
     names += PAGE_NAMES
+    names += TYPE_NAMES
     return names
 
 
@@ -194,6 +223,8 @@ def _chain(ancestors, odds, cache, memo):
             if own is not None:
                 own_hi, own_lo = own
                 hi, lo, total = max(hi, own_hi), min(lo, own_lo), total + own_hi + own_lo
+            if is_comment_box(a.tag, a.id, a.classes):
+                mask |= _COMMENT_BIT
         mask |= _FLAG_BIT.get(a.tag, 0)
         result = (mask, hi, lo, total, own_hi, own_lo)
         cache[id(a)] = result
@@ -205,8 +236,12 @@ def page_features(
     odds: Mapping[str, float] | None = None,
     containers: dict[str, tuple[str, ...]] | None = None,
     memo: dict[tuple | str, tuple[float, float] | None] | None = None,
+    page_type: np.ndarray | None = None,
 ) -> np.ndarray:
     """The (blocks × features) float32 matrix of a page; ``odds`` maps id/class tokens to log-odds.
+
+    ``page_type`` holds the page's probability of each of ``PAGE_TYPES``
+    (``pagetype``); without it those columns are 0.
 
     ``containers`` (from ``container_paths``) lets training compute the
     tree-dependent part once and drop the page's tree. ``memo`` keeps the
@@ -272,14 +307,18 @@ def page_features(
         else:
             t_share = t_cover = 0.0
         head = text[:DIGIT_PREFIX]
+        short = b.words <= DATELINE_MAX_WORDS
+        is_heading = b.tag in HEADING_TAGS
         rows.extend((  # in GATHERED order
             b.words, b.text_chars, b.link_density, b.text_density, b.char_density,
             b.markup_chars, b.tag_count, b.stopword_density, b.position, b.link_words,
             1.0 if text.endswith(_END_PUNCT) else 0.0, t_share, t_cover,
             depth, own_hi, own_lo, hi, lo, near / count if count else 0.0, total,
-            1.0 if b.tag in HEADING_TAGS else 0.0, 1.0 if text[:1].isupper() else 0.0,
+            1.0 if is_heading else 0.0, 1.0 if text[:1].isupper() else 0.0,
             len(_DIGIT.findall(head)) / len(head),
             1.0 if b.words <= CHROME_MAX_WORDS and _CHROME.search(low) else 0.0,
+            1.0 if short and _DATE.search(low) else 0.0,
+            1.0 if is_heading and b.link_density > 0.5 else 0.0,
         ))
     gathered = np.array(rows, dtype=np.float64).reshape(n, len(GATHERED))
     col = {name: gathered[:, k] for k, name in enumerate(GATHERED)}
@@ -293,20 +332,28 @@ def page_features(
     col["words_before"] = (np.cumsum(words) - words) / total
     col["words_share"] = words / total
     col["words_rel_max"] = words / (words.max() or 1.0)
+    mask_array = np.array(masks, dtype=np.int64)
+    col["in_comment"] = ((mask_array & _COMMENT_BIT) > 0).astype(np.float64)
     base = np.column_stack([col[name] for name in BASE_NAMES])
-    bits = np.array(masks, dtype=np.int64)[:, None] >> np.arange(len(FLAG_TAGS))
-    flags = (bits & 1).astype(np.float64)
+    flags = ((mask_array[:, None] >> np.arange(len(FLAG_TAGS))) & 1).astype(np.float64)
+    prose = prose_words(words, col["link_density"])
+    prose_total = prose.sum() or 1.0
 
     # Subtrees are told apart by their root's Ancestor record: segmentation
     # makes one per element, shared by every block below it.
     ancestry = [b.ancestors for b in blocks]
     level_ids = [[id(a[-1 - level]) if len(a) > level else 0 for a in ancestry]
                  for level in GROUP_LEVELS]
-    for level, (gw, gl, gc) in zip(GROUP_LEVELS, _subtree_sums(level_ids, words, link_words)):
+    sums = subtree_sums(level_ids, words, link_words, prose, col["is_date"], col["linked_heading"])
+    for level, (gw, gl, gp, gd, gh, gc) in zip(GROUP_LEVELS, sums):
         col[f"up{level}_words_share"] = gw / total
         col[f"up{level}_link_density"] = gl / np.maximum(gw, 1.0)
         col[f"up{level}_log_blocks"] = np.log1p(gc)
+        col[f"up{level}_prose_share"] = gp / prose_total
+        col[f"up{level}_log_dates"] = np.log1p(gd)
+        col[f"up{level}_log_linked_headings"] = np.log1p(gh)
     groups = np.column_stack([col[name] for name in _group_names()])
+    region = region_columns(blocks, prose, col["depth"])
 
     ctx_src = np.column_stack([col[name] for name in CONTEXT_NAMES])
     width = len(CONTEXT_NAMES)
@@ -321,31 +368,11 @@ def page_features(
         "page_log_blocks": math.log1p(n), "page_log_words": math.log1p(total),
         "page_link_density": link_words.sum() / total,
         "page_has_article": 1.0 if has_article else 0.0, "page_has_main": 1.0 if has_main else 0.0,
+        "page_has_comment": float(col["in_comment"].any()),
     }
     page_row = np.array([per_page[name] for name in PAGE_NAMES])
-    out = np.hstack([base, flags, tag_onehot, cont, groups, context, np.tile(page_row, (n, 1))])
+    types = np.zeros(len(PAGE_TYPES)) if page_type is None else np.asarray(page_type, dtype=float)
+    page_row = np.concatenate([page_row, types])
+    out = np.hstack([base, flags, tag_onehot, cont, groups, region, context,
+                     np.tile(page_row, (n, 1))])
     return out.astype(np.float32)
-
-
-def _subtree_sums(level_ids: list[list[int]], words: np.ndarray, link_words: np.ndarray):
-    """Per level and block: words, link words and blocks of the subtree of that ancestor.
-
-    A subtree's blocks are contiguous in document order, so its span runs
-    from the first to the last block that names it as an ancestor at any of
-    the levels looked at; prefix sums then give its totals.
-    """
-    n = len(words)
-    ids, codes = np.unique(np.array(level_ids, dtype=np.uint64), return_inverse=True)
-    codes = codes.reshape(len(level_ids), n)
-    first = np.full(len(ids), n, dtype=np.int64)
-    last = np.full(len(ids), -1, dtype=np.int64)
-    pos = np.broadcast_to(np.arange(n), codes.shape)
-    np.minimum.at(first, codes.ravel(), pos.ravel())
-    np.maximum.at(last, codes.ravel(), pos.ravel())
-    cw = np.concatenate([[0.0], np.cumsum(words)])
-    cl = np.concatenate([[0.0], np.cumsum(link_words)])
-    out = []
-    for row in codes:
-        lo, hi = first[row], last[row] + 1
-        out.append((cw[hi] - cw[lo], cl[hi] - cl[lo], (hi - lo).astype(float)))
-    return out

@@ -1,0 +1,210 @@
+"""What kind of page this is: the seven WCXB page types, from page-level facts.
+
+The line between content and boilerplate moves with the kind of page: a
+list of linked headlines with dates is chrome beside an article and the
+content of a listing; a thread of posts is noise under a news story and
+the whole point of a forum. So the learned step first classifies the page
+(rs-trafilatura's main lever on WCXB), feeds the probabilities to the block
+classifier as features, and cuts each type at its own threshold.
+
+The facts are cheap and read once per page:
+
+- the URL path's words (``/products/``, ``/t/``, ``/docs/``, ``/2024/05/``),
+  its depth, slug and digits;
+- structured data: JSON-LD ``@type`` values and microdata ``itemtype``
+  grouped by the type they suggest (``Product``, ``DiscussionForumPosting``,
+  ``NewsArticle``, ``CollectionPage``, ``TechArticle``, ``LocalBusiness``),
+  ``og:type``, and the ``generator`` meta (Discourse, Sphinx, Shopify ...);
+- how many of some tags the page has (``article``, ``form``, ``pre``,
+  ``time`` ...), from one walk that visits only those tags;
+- the shape of the text: block and word counts, link and prose shares, the
+  largest blocks' share, and counts of short blocks with prices, cart
+  buttons, forum words ("reply", "joined") or dates.
+
+The classifier itself is a set of tree ensembles in the model file, one per
+type, combined by softmax (``model.TypeClassifier``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+import numpy as np
+from lxml import etree
+
+from ...blocks import HEADING_TAGS
+
+if TYPE_CHECKING:
+    from ...page import Page
+
+#: The WCXB page types, in the order of the classifier's outputs.
+PAGE_TYPES = ("article", "collection", "documentation", "forum", "listing", "product", "service")
+
+_URL_WORDS = {
+    "article": "news|article|articles|blog|blogs|post|posts|story|stories|20\\d\\d|19\\d\\d|"
+               "opinion|magazine|press|insights",
+    "forum": "forum|forums|thread|threads|topic|topics|t|questions|question|discussion|"
+             "discussions|community|viewtopic|showthread|answers|r|comments",
+    "product": "product|products|p|dp|item|items|shop|store|buy|sku|pd",
+    "collection": "collections|collection|category|categories|c|catalog|all|browse",
+    "listing": "tag|tags|archive|archives|search|list|page|events|directory|index|latest|results",
+    "documentation": "docs|doc|documentation|api|reference|ref|manual|guide|guides|wiki|learn|"
+                     "tutorial|tutorials|en|latest|stable|help|kb|usersguide|html",
+    "service": "services|service|about|contact|pricing|solutions|features|company|plans|"
+               "programs|program|courses|certificate|why|testimonials|reviews|support",
+}
+_URL_RES = {k: re.compile(f"^(?:{v})$") for k, v in _URL_WORDS.items()}
+_URL_SPLIT = re.compile(r"[/_.\-]+")
+_SCHEMA_TYPES = {
+    "article": "article newsarticle blogposting reportagenewsarticle analysisnewsarticle "
+               "opinionnewsarticle scholarlyarticle recipe howto review posting liveblogposting",
+    "forum": "discussionforumposting qapage question answer comment socialmediaposting",
+    "product": "product offer aggregateoffer productgroup aggregaterating individualproduct car "
+               "vehicle",
+    "collection": "collectionpage itemlist offercatalog searchresultspage listitem",
+    "documentation": "techarticle apireference softwaresourcecode softwareapplication course "
+                     "learningresource",
+    "service": "service localbusiness organization professionalservice faqpage contactpage "
+               "aboutpage corporation event educationalorganization financialservice "
+               "medicalbusiness store",
+}
+_SCHEMA_GROUP = {t: g for g, names in _SCHEMA_TYPES.items() for t in names.split()}
+_LD_TYPE = re.compile(r'"@type"\s*:\s*(?:\[\s*)?"([^"]+)"')
+GENERATORS = (
+    "wordpress", "discourse", "phpbb", "vbulletin", "xenforo", "sphinx", "mkdocs", "docusaurus",
+    "hugo", "jekyll", "shopify", "drupal", "joomla", "gatsby", "wix", "squarespace", "ghost",
+    "mediawiki", "hubspot", "webflow",
+)  # fmt: skip
+COUNTED_TAGS = (
+    "article", "form", "input", "button", "select", "pre", "code", "table", "li", "a", "p",
+    "h1", "h2", "h3", "time", "img", "nav", "aside", "section", "blockquote", "dl", "figure",
+    "iframe", "main", "header", "footer",
+)  # fmt: skip
+_PRICE = re.compile(r"[$€£¥]\s?\d|\d\s?[$€£]|\b(?:usd|eur|gbp)\b")
+_CART = re.compile(r"add to (?:cart|bag|basket)|in den warenkorb|buy now|in stock|out of stock|"
+                   r"free shipping|quantity|sold out")
+_FORUM = re.compile(r"\b(?:reply|replies|quote|posted|joined|posts|member|moderator|upvote|"
+                    r"votes?|answered|asked)\b")
+_DOCS = re.compile(r"\b(?:parameters|returns|example|usage|install|syntax|function|class|"
+                   r"method|configuration|version)\b")
+_DATE = re.compile(r"\b(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2}|"
+                   r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2})\b")
+_ITEMTYPES = etree.XPath("//@itemtype")
+#: Lines up to this many characters are looked at for prices, carts, forum words, dates.
+SHORT_LINE = 80
+#: At most this many JSON-LD scripts and microdata types are read.
+MAX_TYPES = 50
+
+
+@dataclass(frozen=True)
+class PageFacts:
+    """The tree-wide facts the page-type vector needs (kept by training, which drops trees)."""
+
+    schema_types: tuple[str, ...]
+    og_type: str
+    generator: str
+    tag_counts: tuple[int, ...]
+
+    @classmethod
+    def of(cls, page: "Page") -> "PageFacts":
+        root = page.root
+        types: list[str] = []
+        counts = dict.fromkeys(COUNTED_TAGS, 0)
+        og = generator = ""
+        try:  # one walk over the few tags that matter, one attribute scan
+            for el in root.iter("script", "meta", *COUNTED_TAGS):
+                tag = el.tag
+                if tag == "script":
+                    if el.text and (el.get("type") or "").lower() == "application/ld+json":
+                        types += _LD_TYPE.findall(el.text)[:MAX_TYPES]
+                elif tag == "meta":
+                    if not og and el.get("property") == "og:type":
+                        og = el.get("content") or ""
+                    elif not generator and el.get("name") == "generator":
+                        generator = el.get("content") or ""
+                else:
+                    counts[tag] += 1
+            types += [v.rsplit("/", 1)[-1] for v in _ITEMTYPES(root)[:MAX_TYPES]]
+        except Exception:  # noqa: BLE001 - a malformed tree gives no facts, not an error
+            pass
+        return cls(tuple(t.lower() for t in types[:MAX_TYPES]), og.lower(), generator.lower(),
+                   tuple(counts.values()))
+
+
+def vector_names() -> list[str]:
+    """Names of the page-type vector's entries, in order."""
+    return ([f"url_{k}" for k in _URL_WORDS]
+            + ["url_depth", "url_slug_hyphens", "url_digit_share", "url_query", "url_slug_len",
+               "url_missing"]
+            + [f"schema_{k}" for k in _SCHEMA_TYPES] + ["schema_any"]
+            + ["og_article", "og_product", "og_website", "og_other"]
+            + [f"generator_{g}" for g in GENERATORS] + [f"tags_{t}" for t in COUNTED_TAGS]
+            + ["log_blocks", "log_words", "link_share", "prose_share", "log_prose_blocks",
+               "top_block_share", "top5_share", "heading_share", "li_share", "log_dates",
+               "log_prices", "log_carts", "log_forum_lines", "log_docs_lines", "pre_share",
+               "mean_words", "tiny_share", "sentence_share"])
+
+
+def page_vector(page: "Page", facts: PageFacts) -> np.ndarray:
+    """The page-type classifier's input for one page."""
+    url = page.url or ""
+    parts = urlsplit(url)
+    path = parts.path.lower()
+    words = [w for w in _URL_SPLIT.split(path) if w]
+    v = [float(sum(1 for w in words if rx.match(w))) for rx in _URL_RES.values()]
+    steps = [p for p in path.split("/") if p]
+    slug = steps[-1] if steps else ""
+    v += [len(steps), slug.count("-"), sum(c.isdigit() for c in path) / max(len(path), 1),
+          1.0 if parts.query else 0.0, len(slug), 0.0 if url else 1.0]
+    groups = [_SCHEMA_GROUP.get(t) for t in facts.schema_types]
+    v += [float(groups.count(g)) for g in _SCHEMA_TYPES] + [float(len(groups))]
+    og = facts.og_type
+    v += [float("article" in og), float("product" in og), float(og == "website"),
+          float(bool(og) and not any(k in og for k in ("article", "product", "website")))]
+    v += [float(g in facts.generator) for g in GENERATORS]
+    v += [math.log1p(c) for c in facts.tag_counts]
+    v += _text_shape(page)
+    return np.array(v, dtype=np.float64)
+
+
+def _text_shape(page: "Page") -> list[float]:
+    blocks = page.blocks
+    n = len(blocks) or 1
+    words = [b.words for b in blocks] or [0]
+    total = sum(words) or 1
+    ranked = sorted(words, reverse=True)
+    link_words = prose_words = prose_blocks = headings = items = pre = tiny = sentences = 0
+    short = []
+    for b in blocks:
+        link_words += b.link_words
+        if b.words >= 8 and b.link_density < 0.3:
+            prose_words += b.words
+            prose_blocks += 1
+        tag = b.tag
+        if tag in HEADING_TAGS:
+            headings += 1
+        elif tag == "li":
+            items += 1
+        elif tag == "pre":
+            pre += b.words
+        if b.words <= 3:
+            tiny += 1
+        text = b.text
+        if text.endswith((".", "!", "?")):
+            sentences += 1
+        if len(text) <= SHORT_LINE:
+            short.append(text)
+    # One search per pattern over the short lines joined: it counts matches, and a short
+    # line rarely holds two.
+    lines = "\n".join(short).lower()
+    return [
+        math.log1p(len(blocks)), math.log1p(total), link_words / total, prose_words / total,
+        math.log1p(prose_blocks), ranked[0] / total, sum(ranked[:5]) / total,
+        headings / n, items / n,
+        *(math.log1p(len(rx.findall(lines))) for rx in (_DATE, _PRICE, _CART, _FORUM, _DOCS)),
+        pre / total, total / n, tiny / n, sentences / n,
+    ]

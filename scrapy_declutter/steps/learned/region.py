@@ -1,0 +1,162 @@
+"""Where a page's text lives: the content region and the repeated boxes around it.
+
+A page's main text is one subtree, or a few sibling subtrees of one kind
+(Medium writes each section of a story as its own ``<div class="z ab">``).
+What a reader calls boilerplate beside it is mostly other subtrees: lists of
+related or latest headlines, teasers, comment threads. Block features alone
+see a paragraph-sized teaser as a paragraph; these columns tell the
+classifier where the block sits against the page's text:
+
+- **the region**: the deepest element whose subtree holds at least half of
+  the page's running text (words of blocks that read as prose: at least
+  ``PROSE_MIN_WORDS`` words, link density under ``PROSE_MAX_LINKS``), widened
+  to the siblings of the same tag and classes of it or of its nearest
+  ancestors (``SIBLING_LEVELS``); whether a block is in it, before it or
+  after it (comments and "more stories" come after), how far below its top,
+  and whether it is in the larger element holding 80 %;
+- **prose before and after** the block, as shares of the page's prose;
+- (``features`` adds the dates and linked headings below the block's
+  parent, grandparent and great-grandparent: headline lists carry a date
+  per item and link each heading.)
+
+Every element that holds half of the prose contains the block where the
+cumulative prose crosses one half, so the region is found by walking up
+from that one block, widening a contiguous span of blocks: linear in the
+page, no tree access (the features are also computed after training has
+dropped the tree).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ...blocks import Block
+
+#: A block counts as prose from this many words ...
+PROSE_MIN_WORDS = 8
+#: ... when under this share of its words are link text.
+PROSE_MAX_LINKS = 0.3
+#: Share of the page's prose the region holds, and the share the wider element around it holds.
+REGION_SHARE = 0.5
+WIDE_SHARE = 0.8
+#: Tags that make a box of their own even without classes.
+SECTION_TAGS = frozenset({"section", "article"})
+#: The region takes in same-kind siblings of its element and of this many ancestors above it.
+SIBLING_LEVELS = 2
+
+REGION_NAMES = [
+    "region_in", "region_before", "region_after", "region_log_depth", "region_wide",
+    "prose_before", "prose_after",
+]
+
+
+def prose_words(words: np.ndarray, link_density: np.ndarray) -> np.ndarray:
+    """Words of the blocks that read as prose, 0 for the others."""
+    return np.where((link_density < PROSE_MAX_LINKS) & (words >= PROSE_MIN_WORDS), words, 0.0)
+
+
+def region_columns(blocks: Sequence[Block], prose: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """The ``REGION_NAMES`` columns of a page's blocks (``depth``: each block's XPath depth)."""
+    n = len(blocks)
+    out = np.zeros((n, len(REGION_NAMES)))
+    total = float(prose.sum())
+    if n == 0 or total <= 0:
+        return out
+    cum = np.cumsum(prose)
+    out[:, 5] = (cum - prose) / total
+    out[:, 6] = (total - cum) / total
+    found = _region(blocks, cum, total)
+    if found is not None:
+        (lo, hi), wide, top = found
+        idx = np.arange(n)
+        inside = np.zeros(n, dtype=bool)
+        inside[lo:hi + 1] = True
+        for up in range(SIBLING_LEVELS + 1):
+            inside |= _same_kind_siblings(blocks, depth, top - up, lo)
+        first, last = np.flatnonzero(inside)[[0, -1]]
+        out[:, 0] = inside
+        out[:, 1] = (idx < first) & ~inside
+        out[:, 2] = (idx > last) & ~inside
+        out[:, 3] = np.where(inside, np.log1p(np.maximum(depth - top, 0)), 0.0)
+        out[wide[0]:wide[1] + 1, 4] = 1.0
+    return out
+
+
+def _region(blocks: Sequence[Block], cum: np.ndarray, total: float):
+    """Block spans of the region and of the wider element, and the region's XPath depth."""
+    n = len(blocks)
+    m = int(np.searchsorted(cum, REGION_SHARE * total))
+    m = min(m, n - 1)
+    steps = blocks[m].xpath.split("/")
+    lo = hi = m
+    region = wide = None
+    # From the block's own element up to the root: spans only widen.
+    for keep in range(len(steps), 1, -1):
+        path = "/".join(steps[:keep])
+        probe = path + "/"
+        while lo > 0 and _inside(blocks[lo - 1].xpath, path, probe):
+            lo -= 1
+        while hi < n - 1 and _inside(blocks[hi + 1].xpath, path, probe):
+            hi += 1
+        mass = cum[hi] - (cum[lo - 1] if lo else 0.0)
+        if region is None and mass >= REGION_SHARE * total:
+            region = ((lo, hi), keep - 1)
+        if mass >= WIDE_SHARE * total:
+            wide = (lo, hi)
+            break
+    if region is None:
+        return None
+    return region[0], wide or region[0], region[1]
+
+
+def _inside(xpath: str, path: str, probe: str) -> bool:
+    return xpath == path or xpath.startswith(probe)
+
+
+def _same_kind_siblings(blocks: Sequence[Block], depth: np.ndarray, top: int,
+                        inner: int) -> np.ndarray:
+    """Blocks under a sibling of the element at XPath depth ``top`` above block ``inner``
+    that has its tag and classes (a box without classes must be a ``<section>`` or an
+    ``<article>``: bare ``<div>`` siblings are anything)."""
+    n = len(blocks)
+    found = np.zeros(n, dtype=bool)
+    level = int(depth[inner]) - top
+    anc = blocks[inner].ancestors
+    if level < 0 or level + 1 >= len(anc):
+        return found
+    box, parent = anc[-1 - level], anc[-2 - level]
+    if not box.classes and box.tag not in SECTION_TAGS:
+        return found
+    kind = (box.tag, box.classes)
+    for i, (b, d) in enumerate(zip(blocks, depth.tolist())):
+        k = int(d) - top
+        a = b.ancestors
+        if 0 <= k < len(a) - 1 and a[-2 - k] is parent:
+            other = a[-1 - k]
+            found[i] = other is not box and (other.tag, other.classes) == kind
+    return found
+
+
+def subtree_sums(level_ids: list[list[int]], *values: np.ndarray):
+    """Per level and block: the sums of ``values`` over the subtree of that ancestor, and its blocks.
+
+    A subtree's blocks are contiguous in document order, so its span runs
+    from the first to the last block that names it as an ancestor at any of
+    the levels looked at; prefix sums then give its totals.
+    """
+    n = len(values[0])
+    ids, codes = np.unique(np.array(level_ids, dtype=np.uint64), return_inverse=True)
+    codes = codes.reshape(len(level_ids), n)
+    first = np.full(len(ids), n, dtype=np.int64)
+    last = np.full(len(ids), -1, dtype=np.int64)
+    pos = np.broadcast_to(np.arange(n), codes.shape)
+    np.minimum.at(first, codes.ravel(), pos.ravel())
+    np.maximum.at(last, codes.ravel(), pos.ravel())
+    prefix = [np.concatenate([[0.0], np.cumsum(v)]) for v in values]
+    out = []
+    for row in codes:
+        lo, hi = first[row], last[row] + 1
+        out.append((*(c[hi] - c[lo] for c in prefix), (hi - lo).astype(float)))
+    return out
