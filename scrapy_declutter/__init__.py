@@ -18,7 +18,7 @@ check it, and docs/layout.md lists them):
 """
 
 from .api import extract
-from .blocks import BOILERPLATE, CONTENT, Block
+from .blocks import BOILERPLATE, COMMENT, CONTENT, Block
 from .errors import (
     DeclutterError,
     MissingExtraError,
@@ -63,6 +63,7 @@ def __getattr__(name: str):  # PEP 562: lazy re-exports
 __all__ = [
     "Addon",
     "BOILERPLATE",
+    "COMMENT",
     "CONTENT",
     "Block",
     "CsvItemExporter",

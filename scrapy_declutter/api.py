@@ -25,6 +25,7 @@ def result_of(page: Page, extractor: str, *, site_learning: SiteDecisions | None
         reason=page.reason,
         site_learning=site_learning,
         root=page.root,
+        page_type=page.page_type,
     )
 
 

@@ -18,7 +18,10 @@ from .structure import PLAIN, Structure
 
 CONTENT = "content"
 BOILERPLATE = "boilerplate"
-LABELS = (CONTENT, BOILERPLATE)
+#: A reader comment left out of the text (the learned step with ``include_comments=False``):
+#: not content, but not chrome either, so a caller can put it back.
+COMMENT = "comment"
+LABELS = (CONTENT, BOILERPLATE, COMMENT)
 
 HEADING_TAGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 

@@ -100,6 +100,9 @@ class Page:
     #: Why the page was passed through or only partly analysed ("" when it was
     #: analysed normally); see ``limits`` for the caps and the reasons.
     reason: str = ""
+    #: The kind of page, one of ``steps.learned.pagetype.PAGE_TYPES`` (article, forum,
+    #: product ...), when an extractor that classifies pages ran; "" otherwise.
+    page_type: str = ""
     _slots: dict[Slot[Any], Any] = field(default_factory=dict, init=False, repr=False)
 
     def get(self, slot: Slot[T]) -> T | None:

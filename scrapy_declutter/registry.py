@@ -125,6 +125,7 @@ def build_extractor(spec: str = "default") -> Extractor:
         name, raw = match.groups()
         if name == "default" and not raw:
             steps.extend(build_extractor(DEFAULT).steps)
-        else:
+        else:  # ``default(favor="recall")`` is the default extractor with parameters
+            name = DEFAULT if name == "default" else name
             steps.extend(_steps(name, _parse_params(raw, name)))
     return Extractor(spec, steps)

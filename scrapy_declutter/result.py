@@ -5,7 +5,7 @@ A Result is data; ``report.render_report(result)`` renders it as HTML.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -70,6 +70,9 @@ class Result:
     site_learning: SiteDecisions | None = None
     #: The parsed page, kept so that ``metadata`` is read only when asked for.
     root: "etree._Element | None" = field(default=None, repr=False, compare=False)
+    #: The kind of page (article, collection, documentation, forum, listing, product,
+    #: service) when the extractor classifies pages (the default does); "" otherwise.
+    page_type: str = ""
 
     @property
     def content_blocks(self) -> list[Block]:
@@ -98,9 +101,11 @@ class Result:
 
         if self.root is None:
             return Metadata(title=self.title or None, language=self.language or None,
+                            page_type=self.page_type or None,
                             confidence=extraction_confidence(self.blocks))
-        return read_metadata(self.root, self.url, title=self.title, language=self.language,
-                             blocks=self.blocks)
+        found = read_metadata(self.root, self.url, title=self.title, language=self.language,
+                              blocks=self.blocks)
+        return replace(found, page_type=self.page_type or None)
 
     def as_dict(self) -> dict[str, Any]:
         """The whole result in plain JSON types, Markdown and metadata included."""
@@ -111,6 +116,7 @@ class Result:
             "language": self.language,
             "extractor": self.extractor,
             "reason": self.reason,
+            "page_type": self.page_type,
             "text": self.text,
             "markdown": self.markdown,
             "metadata": self.metadata.as_dict(),

@@ -1,31 +1,55 @@
 """The learned block classifier as a step: the package's default extractor.
 
-A gradient-boosted tree ensemble, trained offline on WCXB (Murrough Foley,
-2026, CC-BY-4.0) with ``scrapy-declutter train-model``, scores every block
-from its shallow-text, structural, id/class-token and neighbour features
-(``features``); ``decide`` turns the probabilities into
-labels. The model is a plain ``.npz`` data file evaluated with NumPy, loaded
-lazily on the first page and then shared by every page and thread.
+Three small models, trained offline on six public data sets with
+``scrapy-declutter train-model`` (see the README's "Default (learned)"),
+run in turn on a page:
+
+1. the page-type classifier reads page-level facts (``pagetype``) and gives
+   the probability of each WCXB type; the most probable one becomes
+   ``page.page_type``;
+2. the block classifier scores every block from its text, structure,
+   id/class-token, region and neighbour features plus those probabilities
+   (``features``); ``decide`` keeps the blocks at or above the cut, which
+   is chosen per page type and per ``favor``;
+3. among the blocks left out that sit in a box of reader comments, the
+   comment model tells a comment's text (label ``comment``) from the
+   thread's chrome (``comments``).
+
+The model is a plain ``.npz`` data file evaluated with NumPy, loaded lazily
+on the first page and then shared by every page and thread.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from ...blocks import BOILERPLATE, CONTENT
+import numpy as np
+
+from ...blocks import BOILERPLATE, COMMENT, CONTENT
+from ...errors import UnknownExtractorError
 from .. import Step
 
 if TYPE_CHECKING:
     from ...page import Page
     from .model import BlockModel
+    from .pagetype import PageFacts
+
+#: P(comment text) at or above which a block in a comment box is a comment.
+COMMENT_THRESHOLD = 0.5
 
 
 class LearnedClassifier(Step):
-    """Label blocks with the shipped (or a given) tree-ensemble model.
+    """Label blocks with the shipped (or a given) model.
 
-    ``threshold``, ``smoothing`` and ``heading_floor`` default to the values
-    stored in the model file, which were chosen by cross-validation with it.
+    ``favor`` picks the model's cuts: ``"precision"`` leaves out more of what
+    might be boilerplate, ``"recall"`` keeps more of what might be content;
+    None takes the model's default (``"balanced"`` for the shipped one, the
+    setting that measured best, see the README). ``include_comments`` keeps
+    reader comments in the text (label ``content``); by default they are left
+    out with the label ``comment``. Forum posts are content either way: on a
+    forum page they are what the page is for. ``threshold`` overrides the
+    cut for every page type.
     """
 
     name = "learned"
@@ -34,11 +58,20 @@ class LearnedClassifier(Step):
         self,
         *,
         model: str | None = None,
+        favor: str | None = None,
+        include_comments: bool = False,
         threshold: float | None = None,
         smoothing: float | None = None,
         heading_floor: float | None = None,
     ) -> None:
+        from .model import FAVORS
+
+        if favor is not None and favor not in FAVORS:
+            raise UnknownExtractorError(
+                f"favor must be one of {', '.join(FAVORS)}, not {favor!r}")
         self.model = model
+        self.favor = favor
+        self.include_comments = bool(include_comments)
         self.threshold = threshold
         self.smoothing = smoothing
         self.heading_floor = heading_floor
@@ -54,18 +87,58 @@ class LearnedClassifier(Step):
         if not page.blocks:
             return
         from . import decide as d
-        from .features import page_features
+        from .features import feature_names
+        from .pagetype import PAGE_TYPES
 
         model = self._model()
-        probs = model.trees.probabilities(page_features(page, model.odds, memo=model.odds_memo))
+        types, X, probs = score_page(model, page)
+        if types is not None:
+            page.page_type = PAGE_TYPES[int(np.argmax(types))]
+        favor = self.favor or model.meta.get("favor", "balanced")
+        threshold = model.cut(favor, types) if self.threshold is None else self.threshold
         keep = d.decide(
-            page.blocks, probs,
-            threshold=self._param(model, "threshold", d.THRESHOLD),
+            page.blocks, probs, threshold=threshold,
             smoothing=self._param(model, "smoothing", d.SMOOTHING),
             heading_floor=self._param(model, "heading_floor", d.HEADING_FLOOR),
         )
-        for block, k, p in zip(page.blocks, keep, probs):
-            block.set_label(CONTENT if k else BOILERPLATE, float(p), self.name)
+        labels = [CONTENT if k else BOILERPLATE for k in keep]
+        if model.comments is not None:
+            in_box = X[:, feature_names().index("in_comment")] > 0
+            rows = np.flatnonzero(in_box & ~keep)
+            if len(rows):
+                said = model.comments.probabilities(X[rows]) >= COMMENT_THRESHOLD
+                for i in rows[said]:
+                    labels[i] = CONTENT if self.include_comments else COMMENT
+        for block, label, p in zip(page.blocks, labels, probs):
+            block.set_label(label, float(p), self.name)
+
+
+class PageScores(NamedTuple):
+    """What the model says about a page before any decision."""
+
+    #: P(each page type), None when the model has no page-type classifier.
+    types: np.ndarray | None
+    #: The block feature matrix (blocks × ``features.feature_names()``).
+    features: np.ndarray
+    #: P(content) of each block.
+    content: np.ndarray
+
+
+def score_page(model: "BlockModel", page: "Page", *, facts: "PageFacts | None" = None,
+               containers: dict[str, tuple[str, ...]] | None = None) -> PageScores:
+    """Page-type probabilities, block features and P(content) of a page's blocks.
+
+    ``facts`` and ``containers`` are read from the page's tree when not
+    given (training computes them once, before it drops the tree).
+    """
+    from .features import page_features
+    from .pagetype import PageFacts, page_vector
+
+    types = None
+    if model.page_types:
+        types = model.type_probabilities(page_vector(page, facts or PageFacts.of(page)))
+    X = page_features(page, model.odds, containers, memo=model.odds_memo, page_type=types)
+    return PageScores(types, X, model.trees.probabilities(X))
 
 
 @lru_cache(maxsize=8)
@@ -74,9 +147,11 @@ def _checked_model(path: str | None) -> "BlockModel":
     from ...errors import ModelError
     from .features import feature_names
     from .model import REBUILD, cached_model
+    from .pagetype import vector_names
 
     m = cached_model(path)
-    if m.feature_names != feature_names():
+    if m.feature_names != feature_names() or (
+            m.page_types and m.meta.get("type_vector_names") != vector_names()):
         raise ModelError(
             f"model {path or 'shipped'} was trained on other features than this version "
             f"computes; rebuild it with `{REBUILD}`"

@@ -1,0 +1,118 @@
+"""Gradient-boosted trees as plain arrays, evaluated with NumPy.
+
+The nodes of all trees are concatenated (``feature``, ``threshold``,
+``left``, ``right``, ``value``, ``missing_left``; child indices are global
+and a leaf points to itself) and ``roots`` holds each tree's first node.
+Evaluation walks every tree at once: one array of current nodes, shape
+(rows × trees), advanced level by level with fancy indexing. A page of 400
+blocks through 150 trees of depth 8 is a handful of array operations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from ...errors import ModelError
+
+#: The node arrays of an ensemble, as a model file stores them.
+NODE_ARRAYS = ("feature", "threshold", "left", "right", "value", "missing_left")
+
+
+@dataclass(frozen=True, eq=False)
+class TreeEnsemble:
+    """Binary gradient boosting: raw score = base + sum of one leaf value per tree."""
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    value: np.ndarray
+    missing_left: np.ndarray
+    roots: np.ndarray
+    base: float
+    depth: int
+
+    def __post_init__(self) -> None:
+        n = len(self.feature)
+        for name in NODE_ARRAYS:
+            if len(getattr(self, name)) != n:
+                raise ModelError(f"tree array {name!r} has {len(getattr(self, name))} nodes, not {n}")
+        for name in ("left", "right", "roots"):
+            arr = getattr(self, name)
+            if len(arr) and (arr.min() < 0 or arr.max() >= n):
+                raise ModelError(f"tree array {name!r} points outside the {n} nodes")
+
+    @property
+    def n_trees(self) -> int:
+        return len(self.roots)
+
+    def raw_scores(self, X: np.ndarray) -> np.ndarray:
+        """Log-odds of content for each row of ``X`` (rows × features).
+
+        Every (row, tree) pair walks down one level per pass; indices are flat
+        (row offset + feature) so each pass is a few 1-D ``take`` calls, the
+        cheapest gathers NumPy has. Nodes go by twice their index (``_Walk``),
+        so the child taken is ``node + went-right`` with no multiplication, and
+        the roots' split, the same for every row, is one column gather.
+        """
+        n = len(X)
+        if n == 0 or self.n_trees == 0:
+            return np.full(n, self.base)
+        w = self._walk
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        flat = X.ravel()
+        has_nan = bool(np.isnan(flat).any())
+        x = X.take(w.root_feature, axis=1)
+        right = x > w.root_threshold
+        if has_nan:
+            right = np.where(np.isnan(x), ~w.root_missing_left, right)
+        node = w.children.take(w.roots + right)
+        offsets = (np.arange(n, dtype=np.intp) * X.shape[1])[:, None]
+        for _ in range(self.depth - 1):
+            x = flat.take(offsets + w.feature.take(node))
+            right = x > w.threshold.take(node)
+            if has_nan:
+                right = np.where(np.isnan(x), ~w.missing_left.take(node), right)
+            node = w.children.take(node + right)
+        return w.value.take(node).sum(axis=1) + self.base
+
+    @property
+    def _walk(self) -> "_Walk":
+        cached = self.__dict__.get("_walk_cache")
+        if cached is None:
+            cached = _Walk.of(self)
+            object.__setattr__(self, "_walk_cache", cached)
+        return cached
+
+    def probabilities(self, X: np.ndarray) -> np.ndarray:
+        """P(content) of each row."""
+        return 1.0 / (1.0 + np.exp(-self.raw_scores(X)))
+
+
+class _Walk(NamedTuple):
+    """The node arrays as ``raw_scores`` reads them: node ``k`` lives at ``2k`` and
+    ``2k + 1`` (the two slots of ``children`` hold its left and right child, as
+    doubled indices), and the roots' split is pulled out once."""
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    missing_left: np.ndarray
+    children: np.ndarray
+    value: np.ndarray
+    roots: np.ndarray
+    root_feature: np.ndarray
+    root_threshold: np.ndarray
+    root_missing_left: np.ndarray
+
+    @classmethod
+    def of(cls, t: TreeEnsemble) -> "_Walk":
+        children = np.empty(2 * len(t.left), dtype=np.intp)
+        children[0::2], children[1::2] = 2 * t.left, 2 * t.right
+        return cls(
+            np.repeat(t.feature, 2), np.repeat(t.threshold, 2), np.repeat(t.missing_left, 2),
+            children, np.repeat(t.value, 2), 2 * t.roots,
+            t.feature[t.roots], t.threshold[t.roots], t.missing_left[t.roots],
+        )
