@@ -1,8 +1,10 @@
-"""``scrapy-declutter train-model``: rebuild the learned extractor's model file from a WCXB folder.
+"""``scrapy-declutter train-model``: rebuild the learned extractor's model file from dataset folders.
 
 Prints the grouped cross-validation scores first (block-level decisions
-scored with the dataset's word metric), then trains on every page and writes
-the ``.npz`` model. Needs the ``train`` extra (scikit-learn).
+scored with each dataset's word metric, per dataset and page type), then
+trains on every page of every set and writes the ``.npz`` model. Needs the
+``train`` extra (scikit-learn; LightGBM when installed). Sets without
+reference texts (snippets only) are left out: they have nothing to align.
 """
 
 from __future__ import annotations
@@ -18,16 +20,17 @@ SHIPPED = Path(__file__).resolve().parents[2] / "models" / "learned-blocks.npz"
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "train-model", help="train the learned extractor's model on a WCXB-format dataset",
+        "train-model", help="train the learned extractor's model on datasets in the WCXB layout",
         description="Label blocks by aligning them with the ground truth, print K-fold "
-                    "cross-validation scores grouped by domain, then train on all pages and "
-                    "write the model file (needs the train extra: pip install 'scrapy-declutter[train]').")
-    p.add_argument("dataset", metavar="DATASET_DIR")
+                    "cross-validation scores grouped by (dataset, domain), then train on all "
+                    "pages and write the model file (needs the train extra: "
+                    "pip install 'scrapy-declutter[train]').")
+    p.add_argument("datasets", nargs="+", metavar="DATASET_DIR")
     p.add_argument("--out", type=Path, default=SHIPPED,
                    help="model file to write (default: the shipped %(default)s)")
     p.add_argument("--cv", type=int, default=5, metavar="K",
                    help="folds for the cross-validation report; 0 skips it (default %(default)s)")
-    p.add_argument("--limit", type=int, help="only the first N pages")
+    p.add_argument("--limit", type=int, help="only the first N pages of each dataset")
     p.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=run)
 
@@ -36,24 +39,25 @@ def run(args: argparse.Namespace) -> int:
     from ..extras import require
 
     require("train-model", "sklearn")
-    from ..dataset import load_texts
+    from ..dataset import load_dataset
     from ..training.learned import Corpus, by_type, out_of_fold, page_scores, train
 
     progress = not args.no_progress
-    samples = load_texts(args.dataset, args.limit)
+    samples = [s for d in args.datasets for s in load_dataset(d, args.limit) if s.has_text]
     corpus = Corpus.build(samples, progress=progress)
     print(f"{len(corpus)} pages, {sum(len(p.blocks) for p in corpus.pages)} blocks "
-          f"from {args.dataset}")
+          f"from {', '.join(args.datasets)}")
     if args.cv and args.cv > 1:
-        probs = out_of_fold(corpus, args.cv, progress=progress)
-        scores = page_scores(corpus, probs)
-        print(f"{args.cv}-fold CV grouped by domain: mean word F1 {statistics.fmean(scores):.4f}")
-        for page_type, f1 in by_type(corpus, scores).items():
-            print(f"  {page_type:<14} {f1:.4f}")
-    model = train(corpus, range(len(corpus)))
+        scores = page_scores(corpus, out_of_fold(corpus, args.cv, progress=progress))
+        print(f"{args.cv}-fold CV grouped by (dataset, domain): mean word F1 "
+              f"{statistics.fmean(scores):.4f}")
+        for group, f1 in by_type(corpus, scores).items():
+            print(f"  {group:<32} {f1:.4f}")
+    model = train(corpus, range(len(corpus)), progress=progress)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     model.save(args.out)
     size = args.out.stat().st_size
-    print(f"wrote {args.out} ({size / 1024:.0f} KiB, {model.trees.n_trees} trees, "
-          f"{len(model.odds)} tokens)", file=sys.stderr if not progress else sys.stdout)
+    print(f"wrote {args.out} ({size / 1024:.0f} KiB, {model.trees.n_trees} block trees, "
+          f"{len(model.page_types)} page-type ensembles, {len(model.odds)} tokens)",
+          file=sys.stderr if not progress else sys.stdout)
     return 0

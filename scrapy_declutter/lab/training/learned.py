@@ -1,16 +1,27 @@
-"""Training the learned block classifier: corpus, token odds, boosting, export, grouped CV.
+"""Training the learned step's models: corpus, token odds, page types, blocks, comments, CV.
 
-The corpus is every dataset page segmented once, its blocks labelled by
-``alignment.align_blocks``; the page's tree is dropped after the few
-tree-wide facts the features need are taken (memory stays at the blocks).
-Token odds are learned from the training pages only, so cross-validation
-folds never see the id/class vocabulary of the sites they score.
+The corpus is every page of the training sets segmented once, its blocks
+labelled on the default's line (``labels``); the page's tree is dropped
+after the tree-wide facts the features need are taken (the content
+containers and the page-type vector). Token odds and the page-type
+classifier are learned from the training pages only, so cross-validation
+folds never see the id/class vocabulary or the URLs of the sites they score.
 
-Model: scikit-learn's HistGradientBoostingClassifier (train time only),
-exported node by node into ``steps.learned.model.TreeEnsemble`` arrays. Blocks are
-weighted by their share of the page's words, so every page counts the same
-and a long paragraph counts more than a one-word menu entry, as in the
-page-level word F1 the benchmark scores.
+``train`` fits, in order:
+
+1. the page-type classifier (one ensemble per type, softmax), on the pages
+   whose set gives a WCXB type; sets of one type only (articles) count
+   ``SINGLE_TYPE_WEIGHT`` each, so they add articles without drowning the
+   other six types;
+2. the block classifier, whose page-type columns hold, for every training
+   page, the probabilities of a page-type classifier that did not see the
+   page's domain (``INNER_FOLDS``-fold), as the shipped model will meet them;
+3. the comment model, on the blocks in comment boxes of the pages whose
+   reference keeps comment text.
+
+Blocks are weighted by their share of the page's labelled words, so every
+page counts the same and a long paragraph counts more than a one-word menu
+entry, as in the page-level word F1 the benchmarks score.
 """
 
 from __future__ import annotations
@@ -20,28 +31,33 @@ import statistics
 import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from ...blocks import class_tokens
 from ...steps.learned.decide import decide
 from ...steps.learned.features import container_paths, feature_names, page_features
-from ...steps.learned.model import BlockModel, TreeEnsemble
-from ..alignment import align_blocks, page_of
+from ...steps.learned.model import BlockModel, softmax_probabilities
+from ...steps.learned.pagetype import PAGE_TYPES, PageFacts, page_vector, vector_names
+from ...steps.learned.step import PageScores, score_page
+from ..alignment import page_of
 from ..dataset import Sample
 from ..metric import word_prf
+from .boosting import COMMENT_PARAMS, PARAMS, TYPE_PARAMS, export_trees, fit_trees
+from .labels import BlockLabels, block_labels, block_weights
 
-#: Boosting parameters of the shipped model (CV-checked; see README "Default (learned)").
-#: Chosen by 5-fold CV by domain on a quarter of the pages (mean word F1 at the best
-#: threshold): 80 trees of depth 6 0.826, these 120 of depth 7 0.832, 150 of depth 8 with
-#: learning rate 0.1 about the same as 80/6 at twice the NumPy evaluation time.
-PARAMS = dict(max_iter=120, learning_rate=0.12, max_leaf_nodes=31, max_depth=7,
-              min_samples_leaf=40, l2_regularization=1.0, early_stopping=False)
-#: Decision threshold stored in the model: content is the minority of blocks and
-#: recall costs the word F1 more than precision, so the CV optimum is below 0.5
-#: (0.25 on the same quarter; 0.2 to 0.35 are within 0.004 of it).
-THRESHOLD = 0.25
+#: Cuts per favour and page type: a page is cut at the sum of these weighted by its
+#: page-type probabilities. Chosen on the out-of-fold probabilities of all five sets with
+#: text (5 folds grouped by domain): "balanced" maximises the mean of the sets' mean F1
+#: for the pages of each type; "precision" and "recall" move every cut by a fixed step.
+CUTS = {
+    "balanced": {"article": 0.45, "collection": 0.2, "documentation": 0.25, "forum": 0.5,
+                 "listing": 0.5, "product": 0.3, "service": 0.4},
+}
+CUT_STEP = 0.15
+#: The favour a model applies when the step is given none.
+DEFAULT_FAVOR = "balanced"
 #: Id/class tokens seen on fewer training domains than this get no odds (site-specific names).
 MIN_TOKEN_DOMAINS = 3
 #: At most this many tokens keep odds (the most frequent), bounding the model file.
@@ -50,8 +66,28 @@ MAX_TOKENS = 4000
 ODDS_PRIOR = 2.0
 #: Weight of a block with no words (it cannot change the score, but shapes its neighbours).
 EMPTY_WEIGHT = 0.01
-CITATION = ("WCXB, the Web Content eXtraction Benchmark, by Murrough Foley (2026), dev split, "
-            "CC-BY-4.0")
+#: Weight of a page of a set whose pages all have one type, in the page-type classifier.
+SINGLE_TYPE_WEIGHT = 0.3
+#: Folds of the inner cross-validation that gives training pages their page-type columns.
+INNER_FOLDS = 5
+CITATION = (
+    "WCXB, the Web Content eXtraction Benchmark, by Murrough Foley (2026), dev split, CC-BY-4.0; "
+    "L3S-GN1 (Kohlschütter, Fankhauser, Nejdl, WSDM 2010), research use; Mozilla Readability's "
+    "test pages, Apache-2.0; CleanEval 2007 (Baroni et al., LREC 2008), research use; "
+    "CleanPortalEval (Endrédy and Novák, Polibits 48, 2013), research use"
+)
+COMMAND = ("scrapy-declutter train-model ../shared/data/wcxb-dev ../shared/data/l3s-gn1 "
+           "../shared/data/readability-tests ../shared/data/cleaneval ../shared/data/sites-dev")
+
+
+def all_cuts() -> dict[str, dict[str, float]]:
+    """``CUTS`` with the precision and recall settings derived from the balanced one."""
+    balanced = CUTS["balanced"]
+    return {
+        "precision": {t: round(min(c + CUT_STEP, 0.95), 3) for t, c in balanced.items()},
+        "balanced": dict(balanced),
+        "recall": {t: round(max(c - CUT_STEP, 0.05), 3) for t, c in balanced.items()},
+    }
 
 
 @dataclass
@@ -60,7 +96,9 @@ class Corpus:
 
     pages: list = field(default_factory=list)
     containers: list[dict] = field(default_factory=list)
-    labels: list[np.ndarray] = field(default_factory=list)
+    vectors: list[np.ndarray] = field(default_factory=list)
+    facts: list[PageFacts] = field(default_factory=list)
+    labels: list[BlockLabels] = field(default_factory=list)
     weights: list[np.ndarray] = field(default_factory=list)
     samples: list[Sample] = field(default_factory=list)
 
@@ -72,14 +110,16 @@ class Corpus:
         corpus = cls()
         for i, sample in enumerate(samples):
             page = page_of(sample)
+            facts = PageFacts.of(page)
             corpus.containers.append(container_paths(page))
+            corpus.facts.append(facts)
+            corpus.vectors.append(page_vector(page, facts))
             page.root = None  # the blocks carry everything else the features read
-            labels = np.array(align_blocks(page.blocks, sample.main_content), dtype=bool)
-            words = np.array([b.words for b in page.blocks], dtype=float)
-            total = words.sum() or 1.0
+            labels = block_labels(page.blocks, sample.main_content, title=page.title,
+                                  page_type=sample.page_type)
             corpus.pages.append(page)
             corpus.labels.append(labels)
-            corpus.weights.append(np.where(words > 0, words / total, EMPTY_WEIGHT / max(len(words), 1)))
+            corpus.weights.append(block_weights(page.blocks, labels.content, EMPTY_WEIGHT))
             corpus.samples.append(sample)
             if progress and (i + 1) % 100 == 0:
                 print(f"  segmented and aligned {i + 1} pages", file=sys.stderr)
@@ -93,21 +133,23 @@ def learn_odds(corpus: Corpus, indices: Sequence[int]) -> dict[str, float]:
     domains: dict[str, set] = defaultdict(set)
     total_c = total_b = 0.0
     for i in indices:
-        page, labels, weights = corpus.pages[i], corpus.labels[i], corpus.weights[i]
+        page, labels, weights = corpus.pages[i], corpus.labels[i].content, corpus.weights[i]
         domain = corpus.samples[i].domain
         cache: dict[int, frozenset] = {}
-        for b, is_content, w in zip(page.blocks, labels, weights):
+        for b, label, w in zip(page.blocks, labels, weights):
+            if label < 0:
+                continue
             toks: set[str] = set()
             for a in b.ancestors:
                 got = cache.get(id(a))
                 if got is None:
                     got = cache[id(a)] = frozenset(class_tokens(a.id, a.classes))
                 toks |= got
-            target = content if is_content else boiler
+            target = content if label else boiler
             for t in toks:
                 target[t] += w
                 domains[t].add(domain)
-            if is_content:
+            if label:
                 total_c += w
             else:
                 total_b += w
@@ -124,125 +166,91 @@ def learn_odds(corpus: Corpus, indices: Sequence[int]) -> dict[str, float]:
     return odds
 
 
-def matrix(corpus: Corpus, indices: Sequence[int], odds: dict[str, float]):
+def fit_page_types(corpus: Corpus, indices: Sequence[int]) -> tuple:
+    """One ensemble per page type, from the pages of ``indices`` whose set gives their type."""
+    typed = [i for i in indices if corpus.samples[i].page_type in PAGE_TYPES]
+    kinds: dict[str, set[str]] = defaultdict(set)
+    for i in typed:
+        kinds[corpus.samples[i].dataset].add(corpus.samples[i].page_type)
+    present = sorted({corpus.samples[i].page_type for i in typed})
+    if len(present) < 2:
+        return ()
+    V = np.array([corpus.vectors[i] for i in typed])
+    y = np.array([PAGE_TYPES.index(corpus.samples[i].page_type) for i in typed])
+    w = np.array([SINGLE_TYPE_WEIGHT if len(kinds[corpus.samples[i].dataset]) == 1 else 1.0
+                  for i in typed])
+    # Every type needs a column even when absent from these pages: one page each, no weight.
+    missing = [k for k in range(len(PAGE_TYPES)) if k not in set(y)]
+    if missing:
+        V = np.vstack([V, np.zeros((len(missing), V.shape[1]))])
+        y = np.concatenate([y, missing])
+        w = np.concatenate([w, np.full(len(missing), 1e-6)])
+    clf = fit_trees(V, y, w, TYPE_PARAMS, subsample=True)
+    return tuple(export_trees(clf, k) for k in range(len(PAGE_TYPES)))
+
+
+def inner_type_probabilities(corpus: Corpus, indices: Sequence[int]) -> dict[int, np.ndarray]:
+    """P(page type) of each training page from a classifier that did not see its domain."""
+    folds = domain_folds([corpus.samples[i] for i in indices], INNER_FOLDS)
+    out: dict[int, np.ndarray] = {}
+    for f in range(INNER_FOLDS):
+        fit_on = [i for i, g in zip(indices, folds) if g != f]
+        scored = [i for i, g in zip(indices, folds) if g == f]
+        ensembles = fit_page_types(corpus, fit_on)
+        for i in scored:
+            out[i] = softmax_probabilities(ensembles, corpus.vectors[i]) if ensembles else None
+    return out
+
+
+def matrix(corpus: Corpus, indices: Sequence[int], odds: dict[str, float],
+           types: Mapping[int, np.ndarray | None]):
     """Stacked features, labels and weights of some pages, with each page's row range."""
-    xs, ys, ws, spans = [], [], [], []
+    xs, ys, cs, ws, spans = [], [], [], [], []
     start = 0
     for i in indices:
-        X = page_features(corpus.pages[i], odds, corpus.containers[i])
+        X = page_features(corpus.pages[i], odds, corpus.containers[i], page_type=types.get(i))
         xs.append(X)
-        ys.append(corpus.labels[i])
+        ys.append(corpus.labels[i].content)
+        cs.append(corpus.labels[i].comment)
         ws.append(corpus.weights[i])
         spans.append((start, start + len(X)))
         start += len(X)
     width = len(feature_names())
     X = np.vstack(xs) if xs else np.zeros((0, width), dtype=np.float32)
-    y = np.concatenate(ys) if ys else np.zeros(0, dtype=bool)
+    y = np.concatenate(ys) if ys else np.zeros(0, dtype=np.int8)
+    c = np.concatenate(cs) if cs else np.zeros(0, dtype=np.int8)
     w = np.concatenate(ws) if ws else np.zeros(0)
-    return X, y, w, spans
+    return X, y, c, w, spans
 
 
-def fit_trees(X: np.ndarray, y: np.ndarray, w: np.ndarray, params: dict | None = None):
-    """Fit the boosted trees (LightGBM when installed, else scikit-learn; train time only).
-
-    LightGBM is the faster of the two by far with sample weights: scikit-learn
-    1.9 bins weighted data with one weighted percentile per bin edge.
-    """
-    params = {**PARAMS, **(params or {})}
-    try:
-        import lightgbm
-    except ImportError:
-        from sklearn.ensemble import HistGradientBoostingClassifier
-
-        clf = HistGradientBoostingClassifier(**params, random_state=0)
-        clf.fit(X.astype(np.float64), y.astype(int), sample_weight=w)
-        return clf
-    clf = lightgbm.LGBMClassifier(
-        n_estimators=params["max_iter"], learning_rate=params["learning_rate"],
-        num_leaves=params["max_leaf_nodes"], max_depth=params["max_depth"],
-        min_child_samples=params["min_samples_leaf"], reg_lambda=params["l2_regularization"],
-        subsample_for_bin=200_000, random_state=0, n_jobs=1, verbose=-1,
-    )
-    clf.fit(X.astype(np.float64), y.astype(int), sample_weight=w)
-    return clf
-
-
-def export_trees(clf) -> TreeEnsemble:
-    """Copy a fitted binary booster (LightGBM or HistGradientBoosting) into plain node arrays."""
-    if hasattr(clf, "booster_"):
-        return _export_lightgbm(clf.booster_.dump_model())
-    feats, thrs, lefts, rights, vals, miss, roots = [], [], [], [], [], [], []
-    offset, depth = 0, 0
-    for (predictor,) in clf._predictors:
-        nodes = predictor.nodes
-        if nodes["is_categorical"].any():
-            raise ValueError("categorical splits are not supported by the NumPy evaluator")
-        k = len(nodes)
-        idx = np.arange(k)
-        leaf = nodes["is_leaf"].astype(bool)
-        feats.append(np.where(leaf, 0, nodes["feature_idx"]))
-        thrs.append(np.where(leaf, 0.0, nodes["num_threshold"]))
-        lefts.append(np.where(leaf, idx, nodes["left"]) + offset)
-        rights.append(np.where(leaf, idx, nodes["right"]) + offset)
-        vals.append(np.where(leaf, nodes["value"], 0.0))
-        miss.append(nodes["missing_go_to_left"].astype(bool))
-        roots.append(offset)
-        depth = max(depth, int(nodes["depth"].max()))
-        offset += k
-    base = float(np.ravel(clf._baseline_prediction)[0])
-    return TreeEnsemble(
-        feature=np.concatenate(feats).astype(np.intp), threshold=np.concatenate(thrs),
-        left=np.concatenate(lefts).astype(np.intp), right=np.concatenate(rights).astype(np.intp),
-        value=np.concatenate(vals), missing_left=np.concatenate(miss),
-        roots=np.array(roots, dtype=np.intp), base=base, depth=depth,
-    )
-
-
-def _export_lightgbm(dump: dict) -> TreeEnsemble:
-    feats, thrs, lefts, rights, vals, miss, roots = [], [], [], [], [], [], []
-    depth = 0
-    for info in dump["tree_info"]:
-        roots.append(len(feats))
-        stack = [(info["tree_structure"], None, 0)]  # (node, (parent, is_left), depth)
-        while stack:
-            node, parent, d = stack.pop()
-            i = len(feats)
-            if parent is not None:
-                (lefts if parent[1] else rights)[parent[0]] = i
-            depth = max(depth, d)
-            if "leaf_value" in node or "split_feature" not in node:
-                feats.append(0), thrs.append(0.0), lefts.append(i), rights.append(i)
-                vals.append(float(node.get("leaf_value", 0.0))), miss.append(True)
-                continue
-            if node.get("decision_type", "<=") != "<=":
-                raise ValueError("only numerical '<=' splits are supported by the NumPy evaluator")
-            feats.append(int(node["split_feature"])), thrs.append(float(node["threshold"]))
-            lefts.append(-1), rights.append(-1), vals.append(0.0)
-            miss.append(bool(node.get("default_left", True)))
-            stack.append((node["right_child"], (i, False), d + 1))
-            stack.append((node["left_child"], (i, True), d + 1))
-    return TreeEnsemble(
-        feature=np.array(feats, dtype=np.intp), threshold=np.array(thrs),
-        left=np.array(lefts, dtype=np.intp), right=np.array(rights, dtype=np.intp),
-        value=np.array(vals), missing_left=np.array(miss, dtype=bool),
-        roots=np.array(roots, dtype=np.intp), base=0.0, depth=depth,
-    )
-
-
-def train(corpus: Corpus, indices: Sequence[int], *, threshold: float = THRESHOLD,
-          params: dict | None = None) -> BlockModel:
-    """Odds, features and trees from some pages of the corpus, as a BlockModel."""
+def train(corpus: Corpus, indices: Sequence[int], *, params: dict | None = None,
+          progress: bool = False) -> BlockModel:
+    """The page-type, block and comment models from some pages of the corpus, as a BlockModel."""
+    indices = list(indices)
+    page_types = fit_page_types(corpus, indices)
+    types = inner_type_probabilities(corpus, indices) if page_types else {}
     odds = learn_odds(corpus, indices)
-    X, y, w, _ = matrix(corpus, indices, odds)
-    trees = export_trees(fit_trees(X, y, w, params))
+    X, y, c, w, _ = matrix(corpus, indices, odds, types)
+    rows = w > 0
+    trees = export_trees(fit_trees(X[rows], y[rows], w[rows], params))
+    boxed = c >= 0
+    comments = None
+    if boxed.sum() and len(set(c[boxed].tolist())) == 2:
+        comments = export_trees(fit_trees(X[boxed], c[boxed], np.ones(int(boxed.sum())),
+                                          COMMENT_PARAMS))
+    if progress:
+        print(f"  trained on {len(indices)} pages, {int(rows.sum())} blocks, "
+              f"{int(boxed.sum())} in comment boxes", file=sys.stderr)
     meta = {
         "feature_names": feature_names(),
-        "threshold": threshold,
-        "training": {"data": CITATION, "pages": len(indices), "blocks": int(len(y)),
-                     "params": {**PARAMS, **(params or {})},
-                     "command": "scrapy-declutter train-model ../shared/data/wcxb-dev"},
+        "type_vector_names": vector_names(),
+        "cuts": all_cuts(),
+        "favor": DEFAULT_FAVOR,
+        "training": {"data": CITATION, "pages": len(indices), "blocks": int(rows.sum()),
+                     "params": {**PARAMS, **(params or {})}, "command": COMMAND},
     }
-    return BlockModel(trees=trees, odds=odds, meta=meta)
+    return BlockModel(trees=trees, odds=odds, meta=meta, page_types=page_types,
+                      comments=comments)
 
 
 def domain_folds(samples: Sequence[Sample], k: int) -> list[int]:
@@ -267,36 +275,38 @@ def domain_folds(samples: Sequence[Sample], k: int) -> list[int]:
 
 
 def out_of_fold(corpus: Corpus, k: int = 5, *, params: dict | None = None,
-                progress: bool = True) -> list[np.ndarray]:
-    """P(content) of every block from the model trained on the other folds' domains."""
+                progress: bool = True) -> list[PageScores]:
+    """Each page's scores from the models trained on the other folds' domains."""
     folds = domain_folds(corpus.samples, k)
-    probs: list[np.ndarray] = [np.zeros(0)] * len(corpus)
+    scores: list[PageScores] = [None] * len(corpus)  # type: ignore[list-item]
     for f in range(k):
         train_idx = [i for i, g in enumerate(folds) if g != f]
-        test_idx = [i for i, g in enumerate(folds) if g == f]
         model = train(corpus, train_idx, params=params)
-        X, _, _, spans = matrix(corpus, test_idx, model.odds)
-        p = model.trees.probabilities(X)
-        for i, (a, b) in zip(test_idx, spans):
-            probs[i] = p[a:b]
+        for i, g in enumerate(folds):
+            if g == f:
+                scores[i] = score_page(model, corpus.pages[i], facts=corpus.facts[i],
+                                       containers=corpus.containers[i])
         if progress:
             print(f"  fold {f + 1}/{k}: trained on {len(train_idx)} pages", file=sys.stderr)
-    return probs
-
-
-def page_scores(corpus: Corpus, probs: Sequence[np.ndarray], threshold: float = THRESHOLD,
-                **decide_params) -> list[float]:
-    """Word F1 of each page when its blocks are kept by ``decide`` on the given probabilities."""
-    scores = []
-    for page, p, sample in zip(corpus.pages, probs, corpus.samples):
-        keep = decide(page.blocks, p, threshold=threshold, **decide_params)
-        text = "\n".join(b.text for b, k in zip(page.blocks, keep) if k)
-        scores.append(word_prf(text, sample.main_content).f1)
     return scores
+
+
+def page_scores(corpus: Corpus, scores: Sequence[PageScores],
+                favor: str = DEFAULT_FAVOR) -> list[float]:
+    """Word F1 of each page with its blocks kept at its cut for ``favor``."""
+    cuts = all_cuts()[favor]
+    out = []
+    for page, s, sample in zip(corpus.pages, scores, corpus.samples):
+        types = s.types if s.types is not None else np.eye(len(PAGE_TYPES))[0]
+        threshold = float(sum(p * cuts[t] for p, t in zip(types, PAGE_TYPES)))
+        keep = decide(page.blocks, s.content, threshold=threshold)
+        text = "\n".join(b.text for b, kept in zip(page.blocks, keep) if kept)
+        out.append(word_prf(text, sample.main_content or "").f1)
+    return out
 
 
 def by_type(corpus: Corpus, scores: Sequence[float]) -> dict[str, float]:
     groups: dict[str, list[float]] = defaultdict(list)
     for s, f1 in zip(corpus.samples, scores):
-        groups[s.page_type].append(f1)
+        groups[f"{s.dataset}/{s.page_type}"].append(f1)
     return {t: statistics.fmean(v) for t, v in sorted(groups.items())}
