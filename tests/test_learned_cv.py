@@ -60,11 +60,13 @@ def test_fold_specs_swap_only_the_learned_extractor():
 
 
 def test_training_on_a_few_pages_gives_a_working_model(tmp_path):
-    corpus = Corpus.build(_samples())
-    assert len(corpus) == 9 and all(lab.any() for lab in corpus.labels)
-    odds = learn_odds(corpus, range(9))
+    samples = _samples()
+    corpus = Corpus.build(samples)
+    assert len(corpus) == len(samples) and all(lab.content.any() for lab in corpus.labels)
+    odds = learn_odds(corpus, range(len(samples)))
     assert odds  # tokens shared by at least three domains
-    model = train(corpus, range(9), params={"max_iter": 5})
+    model = train(corpus, range(len(samples)), params={"max_iter": 5})
+    assert len(model.page_types) == 7  # seven types among the bundled pages
     path = tmp_path / "m.npz"
     model.save(path)
     from scrapy_declutter.api import extract
