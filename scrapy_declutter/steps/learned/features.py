@@ -326,6 +326,7 @@ def page_features(
     link_words = col.pop("link_words").copy()
     total = words.sum() or 1.0
     col["log_words"] = np.log1p(words)
+    chars = col["text_chars"].copy()
     for name, raw in (("log_chars", "text_chars"), ("log_markup", "markup_chars"),
                       ("log_tags", "tag_count")):
         col[name] = np.log1p(col.pop(raw))
@@ -336,7 +337,7 @@ def page_features(
     col["in_comment"] = ((mask_array & _COMMENT_BIT) > 0).astype(np.float64)
     base = np.column_stack([col[name] for name in BASE_NAMES])
     flags = ((mask_array[:, None] >> np.arange(len(FLAG_TAGS))) & 1).astype(np.float64)
-    prose = prose_words(words, col["link_density"])
+    prose = prose_words(words, chars, col["link_density"])
     prose_total = prose.sum() or 1.0
 
     # Subtrees are told apart by their root's Ancestor record: segmentation

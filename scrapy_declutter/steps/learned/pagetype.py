@@ -18,8 +18,8 @@ The facts are cheap and read once per page:
 - how many of some tags the page has (``article``, ``form``, ``pre``,
   ``time`` ...), from one walk that visits only those tags;
 - the shape of the text: block and word counts, link and prose shares, the
-  largest blocks' share, and counts of short blocks with prices, cart
-  buttons, forum words ("reply", "joined") or dates.
+  largest blocks' share, and how often the short lines hold prices, cart
+  buttons, forum words ("reply", "joined"), documentation words or dates.
 
 The classifier itself is a set of tree ensembles in the model file, one per
 type, combined by softmax (``model.TypeClassifier``).
@@ -84,13 +84,17 @@ COUNTED_TAGS = (
     "h1", "h2", "h3", "time", "img", "nav", "aside", "section", "blockquote", "dl", "figure",
     "iframe", "main", "header", "footer",
 )  # fmt: skip
-_PRICE = re.compile(r"[$€£¥]\s?\d|\d\s?[$€£]|\b(?:usd|eur|gbp)\b")
-_CART = re.compile(r"add to (?:cart|bag|basket)|in den warenkorb|buy now|in stock|out of stock|"
-                   r"free shipping|quantity|sold out")
-_FORUM = re.compile(r"\b(?:reply|replies|quote|posted|joined|posts|member|moderator|upvote|"
-                    r"votes?|answered|asked)\b")
-_DOCS = re.compile(r"\b(?:parameters|returns|example|usage|install|syntax|function|class|"
-                   r"method|configuration|version)\b")
+#: Words and signs counted in the page's short lines (``str.count``: a regex over every
+#: line cost more than the rest of the vector), per what they suggest.
+_PHRASES = {
+    "prices": ("$", "€", "£", "¥", "usd", "eur "),
+    "carts": ("add to cart", "add to bag", "add to basket", "warenkorb", "buy now", "in stock",
+              "out of stock", "free shipping", "quantity", "sold out"),
+    "forum_lines": ("reply", "replies", "quote", "posted", "joined", "posts", "member",
+                    "moderator", "upvote", "vote", "answered", "asked"),
+    "docs_lines": ("parameters", "returns", "example", "usage", "install", "syntax",
+                   "function", "class", "method", "configuration", "version"),
+}
 _DATE = re.compile(r"\b(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2}|"
                    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2})\b")
 _ITEMTYPES = etree.XPath("//@itemtype")
@@ -145,7 +149,7 @@ def vector_names() -> list[str]:
             + [f"generator_{g}" for g in GENERATORS] + [f"tags_{t}" for t in COUNTED_TAGS]
             + ["log_blocks", "log_words", "link_share", "prose_share", "log_prose_blocks",
                "top_block_share", "top5_share", "heading_share", "li_share", "log_dates",
-               "log_prices", "log_carts", "log_forum_lines", "log_docs_lines", "pre_share",
+               *(f"log_{k}" for k in _PHRASES), "pre_share",
                "mean_words", "tiny_share", "sentence_share"])
 
 
@@ -198,13 +202,14 @@ def _text_shape(page: "Page") -> list[float]:
             sentences += 1
         if len(text) <= SHORT_LINE:
             short.append(text)
-    # One search per pattern over the short lines joined: it counts matches, and a short
-    # line rarely holds two.
+    # Counted over the short lines joined: it counts matches, and a short line rarely
+    # holds two.
     lines = "\n".join(short).lower()
     return [
         math.log1p(len(blocks)), math.log1p(total), link_words / total, prose_words / total,
         math.log1p(prose_blocks), ranked[0] / total, sum(ranked[:5]) / total,
         headings / n, items / n,
-        *(math.log1p(len(rx.findall(lines))) for rx in (_DATE, _PRICE, _CART, _FORUM, _DOCS)),
+        math.log1p(len(_DATE.findall(lines))),
+        *(math.log1p(sum(map(lines.count, words))) for words in _PHRASES.values()),
         pre / total, total / n, tiny / n, sentences / n,
     ]

@@ -38,6 +38,9 @@ from ...blocks import Block
 PROSE_MIN_WORDS = 8
 #: ... when under this share of its words are link text.
 PROSE_MAX_LINKS = 0.3
+#: Characters per word of a text written without spaces (the length of an English word
+#: and its space).
+CHARS_PER_WORD = 6
 #: Share of the page's prose the region holds, and the share the wider element around it holds.
 REGION_SHARE = 0.5
 WIDE_SHARE = 0.8
@@ -52,8 +55,13 @@ REGION_NAMES = [
 ]
 
 
-def prose_words(words: np.ndarray, link_density: np.ndarray) -> np.ndarray:
-    """Words of the blocks that read as prose, 0 for the others."""
+def prose_words(words: np.ndarray, chars: np.ndarray, link_density: np.ndarray) -> np.ndarray:
+    """Words of the blocks that read as prose, 0 for the others.
+
+    Chinese and Japanese put no spaces between words, so a block counts at
+    least one word per ``CHARS_PER_WORD`` characters.
+    """
+    words = np.maximum(words, chars / CHARS_PER_WORD)
     return np.where((link_density < PROSE_MAX_LINKS) & (words >= PROSE_MIN_WORDS), words, 0.0)
 
 
