@@ -9,7 +9,7 @@ import pytest
 from scrapy_declutter import COMMENT, CONTENT, extract
 from scrapy_declutter.errors import UnknownExtractorError
 from scrapy_declutter.lab.metric import word_prf
-from scrapy_declutter.lab.training.labels import block_labels, without_headline
+from scrapy_declutter.lab.training.labels import block_labels, snippet_labels, without_headline
 from scrapy_declutter.page import Page
 from scrapy_declutter.registry import build_extractor
 from scrapy_declutter.steps.learned.comments import is_comment_box
@@ -201,3 +201,20 @@ def test_multiclass_boosters_export_one_ensemble_per_class(library):
     ensembles = tuple(export_trees(clf, k) for k in range(3))
     ours = np.array([softmax_probabilities(ensembles, x) for x in X[:40]])
     assert np.allclose(ours, clf.predict_proba(X[:40]), atol=1e-9)
+
+
+def test_snippets_label_the_blocks_that_hold_them():
+    page = Page.from_html(STORY, "https://example.com/budget")
+    texts = [b.text for b in page.blocks]
+    part = next(i for i, t in enumerate(texts) if t.startswith("Part 1.1"))
+    other = next(i for i, t in enumerate(texts) if t.startswith("Other story 2"))
+    labels = snippet_labels(page.blocks, ["Part 1.1: the committee", "no such   text"],
+                            ["Other story 2"])
+    assert labels[part] == 1 and labels[other] == 0
+    assert (np.delete(labels, [part, other]) == -1).all()
+    # Case-sensitive, as trafilatura's evaluation: "part 1.1" is not "Part 1.1".
+    assert (snippet_labels(page.blocks, ["part 1.1"], []) == -1).all()
+    # A snippet across two blocks labels both; one that must be absent wins over content.
+    across = texts[part][-12:] + " " + texts[part + 1][:10]
+    both = snippet_labels(page.blocks, [across], [texts[part + 1][:10]])
+    assert both[part] == 1 and both[part + 1] == 0

@@ -3,8 +3,9 @@
 Prints the grouped cross-validation scores first (block-level decisions
 scored with each dataset's word metric, per dataset and page type), then
 trains on every page of every set and writes the ``.npz`` model. Needs the
-``train`` extra (scikit-learn; LightGBM when installed). Sets without
-reference texts (snippets only) are left out: they have nothing to align.
+``train`` extra (scikit-learn; LightGBM when installed). Pages of a set
+without reference texts (snippets only) are trained on with weak labels
+from their snippets, and scored by nothing here (``evaluate --cv`` does).
 """
 
 from __future__ import annotations
@@ -43,14 +44,15 @@ def run(args: argparse.Namespace) -> int:
     from ..training.learned import Corpus, by_type, out_of_fold, page_scores, train
 
     progress = not args.no_progress
-    samples = [s for d in args.datasets for s in load_dataset(d, args.limit) if s.has_text]
+    samples = [s for d in args.datasets for s in load_dataset(d, args.limit)]
     corpus = Corpus.build(samples, progress=progress)
     print(f"{len(corpus)} pages, {sum(len(p.blocks) for p in corpus.pages)} blocks "
           f"from {', '.join(args.datasets)}")
     if args.cv and args.cv > 1:
         scores = page_scores(corpus, out_of_fold(corpus, args.cv, progress=progress))
+        scored = [f1 for f1, s in zip(scores, samples) if s.has_text]
         print(f"{args.cv}-fold CV grouped by (dataset, domain): mean word F1 "
-              f"{statistics.fmean(scores):.4f}")
+              f"{statistics.fmean(scored):.4f} over the {len(scored)} pages with text")
         for group, f1 in by_type(corpus, scores).items():
             print(f"  {group:<32} {f1:.4f}")
     model = train(corpus, range(len(corpus)), progress=progress)

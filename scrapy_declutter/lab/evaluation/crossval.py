@@ -7,7 +7,8 @@ by page, with ``default`` / ``learned`` resolved to
 ``learned(model=<that fold's file>)``. Peers and the lxml floor run on the
 same pages in the same loop, so the speed ratios are those of the shipped
 extractor (the fold models have the same shape). Pages of snippet-only sets
-are scored but never trained on: they have no reference text to align.
+are trained on with weak labels (``training.labels.snippet_labels``) and
+scored by their snippets, out of fold like every other page.
 """
 
 from __future__ import annotations
@@ -51,12 +52,11 @@ def evaluate_cv(samples: Sequence[Sample], systems: Sequence[str], k: int = 5, *
         if not uses_learned(name):
             resolve_system(name)  # unknown names fail before any training
     folds = domain_folds(samples, k)
-    text = [i for i, s in enumerate(samples) if s.has_text]
     with tempfile.TemporaryDirectory(prefix="declutter-cv-") as tmp:
-        corpus = Corpus.build([samples[i] for i in text], progress=progress)
+        corpus = Corpus.build(samples, progress=progress)
         paths = []
         for f in range(k):
-            train_idx = [j for j, i in enumerate(text) if folds[i] != f]
+            train_idx = [i for i, g in enumerate(folds) if g != f]
             path = Path(tmp) / f"fold{f}.npz"
             train(corpus, train_idx).save(path)
             paths.append(path)

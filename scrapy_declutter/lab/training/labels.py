@@ -26,10 +26,18 @@ its captions apart reliably enough to relabel them.
 Where a set's reference keeps comment text (CleanEval, WCXB forum threads),
 its comment boxes also teach the comment model: aligned blocks are a
 comment's text, the others the thread's chrome.
+
+A set with snippets only (trafilatura's evaluation set) gives weak labels:
+a block holding a snippet the text must contain is content, one holding a
+snippet it must not contain is boilerplate, the rest are not trained on.
+Measured out of fold, they raise that set's with-rate from 0.937 to 0.961
+and leave the sets with text within 0.005 F1.
 """
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -47,6 +55,7 @@ HEADLINE_TITLE_SHARE = 0.5
 COMMENT_GOLD_MIN_WORDS = 20
 #: Labels: not trained on (``-1``), boilerplate, content.
 UNKNOWN, NOT_CONTENT, IS_CONTENT = -1, 0, 1
+_SPACES = re.compile(r"\s+")
 
 
 class BlockLabels(NamedTuple):
@@ -75,16 +84,45 @@ def in_comment_box(blocks: Sequence[Block]) -> np.ndarray:
                      for b in blocks], dtype=bool)
 
 
+def snippet_labels(blocks: Sequence[Block], present: Sequence[str],
+                   absent: Sequence[str]) -> np.ndarray:
+    """Content where a block holds a snippet that must be ``present``, boilerplate where it
+    holds one that must be ``absent`` (that wins), unknown elsewhere.
+
+    Snippets are found as trafilatura's evaluation finds them: case-sensitive,
+    in the text with its whitespace runs made single spaces.
+    """
+    texts = [b.text for b in blocks]
+    starts, pos = [], 0
+    for t in texts:
+        starts.append(pos)
+        pos += len(t) + 1
+    joined = _SPACES.sub(" ", " ".join(texts))  # block texts hold single spaces already
+    labels = np.full(len(texts), UNKNOWN, dtype=np.int8)
+    for snippets, label in ((present, IS_CONTENT), (absent, NOT_CONTENT)):
+        for snippet in snippets:
+            snippet = _SPACES.sub(" ", snippet).strip()
+            at = joined.find(snippet) if snippet else -1
+            if at < 0:
+                continue
+            first = bisect_right(starts, at) - 1
+            last = bisect_right(starts, at + len(snippet) - 1) - 1
+            labels[first:last + 1] = label
+    return labels
+
+
 def block_labels(blocks: Sequence[Block], reference: str | None, *, title: str,
-                 page_type: str) -> BlockLabels:
+                 page_type: str, present: Sequence[str] = (),
+                 absent: Sequence[str] = ()) -> BlockLabels:
     """The labels of a page's blocks on the default's line (module docstring).
 
-    A page without a reference text (a snippet-only set) gets no labels.
+    A page without a reference text (a snippet-only set) is labelled from its
+    snippets, ``present`` and ``absent``.
     """
     n = len(blocks)
     if reference is None:
-        unknown = np.full(n, UNKNOWN, dtype=np.int8)
-        return BlockLabels(unknown, unknown.copy())
+        return BlockLabels(snippet_labels(blocks, present, absent),
+                           np.full(n, UNKNOWN, dtype=np.int8))
     shares = np.array(matched_shares(blocks, without_headline(reference, title)))
     aligned = (shares >= CONTENT_SHARE) & (shares > 0) if n else np.zeros(0, dtype=bool)
     boxed = in_comment_box(blocks) if n else np.zeros(0, dtype=bool)

@@ -116,7 +116,8 @@ class Corpus:
             corpus.vectors.append(page_vector(page, facts))
             page.root = None  # the blocks carry everything else the features read
             labels = block_labels(page.blocks, sample.main_content, title=page.title,
-                                  page_type=sample.page_type)
+                                  page_type=sample.page_type, present=sample.with_snippets,
+                                  absent=sample.without_snippets)
             corpus.pages.append(page)
             corpus.labels.append(labels)
             corpus.weights.append(block_weights(page.blocks, labels.content, EMPTY_WEIGHT))
@@ -297,6 +298,9 @@ def page_scores(corpus: Corpus, scores: Sequence[PageScores],
     cuts = all_cuts()[favor]
     out = []
     for page, s, sample in zip(corpus.pages, scores, corpus.samples):
+        if not sample.has_text:
+            out.append(float("nan"))
+            continue
         types = s.types if s.types is not None else np.eye(len(PAGE_TYPES))[0]
         threshold = float(sum(p * cuts[t] for p, t in zip(types, PAGE_TYPES)))
         keep = decide(page.blocks, s.content, threshold=threshold)
@@ -306,7 +310,9 @@ def page_scores(corpus: Corpus, scores: Sequence[PageScores],
 
 
 def by_type(corpus: Corpus, scores: Sequence[float]) -> dict[str, float]:
+    """Mean F1 per dataset and page type (pages with a reference text)."""
     groups: dict[str, list[float]] = defaultdict(list)
     for s, f1 in zip(corpus.samples, scores):
-        groups[f"{s.dataset}/{s.page_type}"].append(f1)
+        if s.has_text:
+            groups[f"{s.dataset}/{s.page_type}"].append(f1)
     return {t: statistics.fmean(v) for t, v in sorted(groups.items())}
