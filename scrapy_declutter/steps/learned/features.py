@@ -299,7 +299,9 @@ def page_features(
                     cont[i, k] = 1.0
         text = b.text
         low = text.lower() if b.words <= _LOWERED_MAX_WORDS else ""
-        if title_tokens and b.words <= TITLE_MAX_WORDS:
+        # A block none of whose title words even occurs in it shares no word with the
+        # title: the substring test spares most blocks the tokenising.
+        if title_tokens and b.words <= TITLE_MAX_WORDS and any(map(low.__contains__, title_tokens)):
             btoks = set(_WORD.findall(low))
             common = len(btoks & title_tokens)
             t_share = common / len(btoks) if btoks else 0.0
@@ -307,7 +309,7 @@ def page_features(
         else:
             t_share = t_cover = 0.0
         head = text[:DIGIT_PREFIX]
-        short = b.words <= DATELINE_MAX_WORDS
+        digits = len(_DIGIT.findall(head))
         is_heading = b.tag in HEADING_TAGS
         rows.extend((  # in GATHERED order
             b.words, b.text_chars, b.link_density, b.text_density, b.char_density,
@@ -315,9 +317,11 @@ def page_features(
             1.0 if text.endswith(_END_PUNCT) else 0.0, t_share, t_cover,
             depth, own_hi, own_lo, hi, lo, near / count if count else 0.0, total,
             1.0 if is_heading else 0.0, 1.0 if text[:1].isupper() else 0.0,
-            len(_DIGIT.findall(head)) / len(head),
+            digits / len(head),
             1.0 if b.words <= CHROME_MAX_WORDS and _CHROME.search(low) else 0.0,
-            1.0 if short and _DATE.search(low) else 0.0,
+            # Every date the pattern finds has a digit, but "today" and "yesterday".
+            1.0 if b.words <= DATELINE_MAX_WORDS and (digits or "day" in low)
+            and _DATE.search(low) else 0.0,
             1.0 if is_heading and b.link_density > 0.5 else 0.0,
         ))
     gathered = np.array(rows, dtype=np.float64).reshape(n, len(GATHERED))
