@@ -18,8 +18,9 @@ every row also holds:
   their share of the page's prose, and the dates and linked headings below
   them (headline lists carry one per item);
 - where the block sits against the page's content region (``region``);
-- datelines (short blocks with a date or a time), and whether the block
-  lies in a box of reader comments (``comments``);
+- datelines (short blocks with a date or a time), HTML shown as text
+  (``<noscript>`` banners), and whether the block lies in a box of reader
+  comments (``comments``);
 - page-level figures: block count, word count, overlap with the page title,
   and the page-type probabilities (``pagetype``), so one model learns that a
   teaser list is the content of a listing and chrome beside an article.
@@ -61,6 +62,9 @@ _DATE = re.compile(
     r"\b(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|"
     rf"(?:{_MONTHS})[a-zä]*\.? \d{{1,2}}\b|\d{{1,2}}\.? (?:{_MONTHS})|"
     r"\d+ (?:hours?|minutes?|days?|weeks?|months?|years?) ago|yesterday|today)")
+#: Scripts written without spaces between words (Chinese, Japanese): their blocks' words
+#: are counted by characters where prose is measured (``region.prose_words``).
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
 #: Datelines are looked for in blocks up to this long.
 DATELINE_MAX_WORDS = 12
 
@@ -109,7 +113,7 @@ BASE_NAMES = [
     "words_share", "words_rel_max", "punct_end", "title_share", "title_cover",
     "depth", "odds_own_max", "odds_own_min", "odds_anc_max", "odds_anc_min",
     "odds_near_mean", "odds_anc_sum", "is_heading", "capital_start", "digit_share",
-    "chrome_phrase", "is_date", "in_comment",
+    "chrome_phrase", "is_date", "in_comment", "markup_text",
 ]  # fmt: skip
 #: What the per-block loop of ``page_features`` gathers, in the order it writes them;
 #: the ``BASE_NAMES`` columns are made from these by name, so neither order can
@@ -119,7 +123,8 @@ GATHERED = (
     "markup_chars", "tag_count", "stopword_density", "position", "link_words",
     "punct_end", "title_share", "title_cover", "depth", "odds_own_max", "odds_own_min",
     "odds_anc_max", "odds_anc_min", "odds_near_mean", "odds_anc_sum", "is_heading",
-    "capital_start", "digit_share", "chrome_phrase", "is_date", "linked_heading",
+    "capital_start", "digit_share", "chrome_phrase", "is_date", "linked_heading", "unspaced",
+    "markup_text",
 )  # fmt: skip
 CONTEXT_NAMES = ["log_words", "link_density", "text_density", "odds_anc_min",
                  "odds_anc_max", "is_heading", "punct_end", "words_rel_max"]
@@ -323,6 +328,9 @@ def page_features(
             1.0 if b.words <= DATELINE_MAX_WORDS and (digits or "day" in low)
             and _DATE.search(low) else 0.0,
             1.0 if is_heading and b.link_density > 0.5 else 0.0,
+            1.0 if _UNSPACED.search(head) else 0.0,
+            # HTML shown as text: what <noscript> holds in a parser that runs no scripts.
+            1.0 if "</" in head or head.startswith("<") else 0.0,
         ))
     gathered = np.array(rows, dtype=np.float64).reshape(n, len(GATHERED))
     col = {name: gathered[:, k] for k, name in enumerate(GATHERED)}
@@ -341,7 +349,7 @@ def page_features(
     col["in_comment"] = ((mask_array & _COMMENT_BIT) > 0).astype(np.float64)
     base = np.column_stack([col[name] for name in BASE_NAMES])
     flags = ((mask_array[:, None] >> np.arange(len(FLAG_TAGS))) & 1).astype(np.float64)
-    prose = prose_words(words, chars, col["link_density"])
+    prose = prose_words(words, chars, col.pop("unspaced") > 0, col["link_density"])
     prose_total = prose.sum() or 1.0
 
     # Subtrees are told apart by their root's Ancestor record: segmentation

@@ -55,13 +55,14 @@ REGION_NAMES = [
 ]
 
 
-def prose_words(words: np.ndarray, chars: np.ndarray, link_density: np.ndarray) -> np.ndarray:
+def prose_words(words: np.ndarray, chars: np.ndarray, unspaced: np.ndarray,
+                link_density: np.ndarray) -> np.ndarray:
     """Words of the blocks that read as prose, 0 for the others.
 
-    Chinese and Japanese put no spaces between words, so a block counts at
-    least one word per ``CHARS_PER_WORD`` characters.
+    Chinese and Japanese put no spaces between words, so their blocks
+    (``unspaced``) count one word per ``CHARS_PER_WORD`` characters.
     """
-    words = np.maximum(words, chars / CHARS_PER_WORD)
+    words = np.where(unspaced, np.maximum(words, chars / CHARS_PER_WORD), words)
     return np.where((link_density < PROSE_MAX_LINKS) & (words >= PROSE_MIN_WORDS), words, 0.0)
 
 
