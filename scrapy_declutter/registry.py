@@ -125,7 +125,13 @@ def build_extractor(spec: str = "default") -> Extractor:
         name, raw = match.groups()
         if name == "default" and not raw:
             steps.extend(build_extractor(DEFAULT).steps)
-        else:  # ``default(favor="recall")`` is the default extractor with parameters
-            name = DEFAULT if name == "default" else name
+        elif name == "default":
+            # ``default(favor="recall")``: the parameters go to the default's first part
+            # (the learned classifier), the parts after it run as they are.
+            first, _, rest = DEFAULT.partition("+")
+            steps.extend(_steps(first, _parse_params(raw, first)))
+            if rest:
+                steps.extend(build_extractor(rest).steps)
+        else:
             steps.extend(_steps(name, _parse_params(raw, name)))
     return Extractor(spec, steps)

@@ -66,7 +66,7 @@ def test_training_on_a_few_pages_gives_a_working_model(tmp_path):
     odds = learn_odds(corpus, range(len(samples)))
     assert odds  # tokens shared by at least three domains
     model = train(corpus, range(len(samples)), params={"max_iter": 5})
-    assert len(model.page_types) == 7  # seven types among the bundled pages
+    assert len(model.page_types) == 7  # the bundled pages have all seven types
     path = tmp_path / "m.npz"
     model.save(path)
     from scrapy_declutter.api import extract

@@ -17,7 +17,17 @@ from scrapy_declutter.steps.learned.features import feature_names, page_features
 from scrapy_declutter.steps.learned.model import FAVORS, load_model
 from scrapy_declutter.steps.learned.pagetype import PAGE_TYPES, PageFacts, page_vector, vector_names
 
-from conftest import wcxb_page
+from conftest import SAMPLE_DATA, wcxb_page
+
+COMMENTED = SAMPLE_DATA / "comments"
+
+
+def _commented(file_id: str) -> tuple[bytes, dict]:
+    import gzip
+    import json
+
+    return (gzip.decompress((COMMENTED / f"{file_id}.html.gz").read_bytes()),
+            json.loads((COMMENTED / f"{file_id}.json").read_text(encoding="utf-8")))
 
 PARAGRAPH = ("the committee approved the new budget after a long debate on Tuesday evening, and "
              "opponents argued that the plan cut too deeply into school funding and transport.")
@@ -142,7 +152,9 @@ def test_favor_moves_the_cut_one_way():
                 for f in FAVORS}
         assert kept["precision"] <= kept["balanced"] <= kept["recall"]
     assert extract(html, truth["url"]).text == extract(
-        html, truth["url"], extractor=f'learned(favor="{load_model().meta["favor"]}")').text
+        html, truth["url"], extractor=f'default(favor="{load_model().meta["favor"]}")').text
+    assert [type(s) for s in build_extractor('default(favor="recall")').steps] == \
+        [type(s) for s in build_extractor("default").steps]
 
 
 def test_a_wrong_favor_is_refused_with_the_valid_ones():
@@ -152,7 +164,7 @@ def test_a_wrong_favor_is_refused_with_the_valid_ones():
 
 @pytest.mark.parametrize("file_id", ["0452", "4622"])
 def test_reader_comments_are_labelled_and_come_back_on_request(file_id):
-    html, truth = wcxb_page(file_id)
+    html, truth = _commented(file_id)
     default = extract(html, truth["url"])
     comments = [b for b in default.blocks if b.label == COMMENT]
     assert len(comments) >= 3

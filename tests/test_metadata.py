@@ -37,7 +37,7 @@ def test_json_ld_article_page():
     assert meta.canonical_url == "https://sam.bossley.com/thoughts/25/08/thoughts-on-zig/"
     assert meta.image == "https://sam.bossley.com/static/me700x700.png"
     assert meta.description.startswith("Lately I've been spending my free time playing around with the Zig")
-    assert meta.page_type is None  # left for a page-type classifier
+    assert meta.page_type == "article"  # the learned step's page-type classifier
     assert 0.5 < meta.confidence <= 1.0
 
 
