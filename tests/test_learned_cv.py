@@ -11,6 +11,7 @@ import pytest
 from scrapy_declutter.lab.dataset import Sample
 from scrapy_declutter.lab.evaluation.crossval import evaluate_cv, fold_spec, uses_learned
 from scrapy_declutter.lab.training.learned import Corpus, domain_folds, learn_odds, train
+from scrapy_declutter.registry import DEFAULT
 
 from conftest import WCXB_SAMPLES
 
@@ -57,6 +58,8 @@ def test_fold_specs_swap_only_the_learned_extractor():
     assert not uses_learned("trafilatura") and not uses_learned("density")
     spec = fold_spec("learned(threshold=0.4)", Path("/tmp/f0.npz"))
     assert spec == 'learned(model="/tmp/f0.npz",threshold=0.4)'
+    spec = fold_spec('default(favor="recall")', Path("/tmp/f0.npz"))
+    assert spec == 'learned(model="/tmp/f0.npz",favor="recall")+' + DEFAULT.partition("+")[2]
 
 
 def test_training_on_a_few_pages_gives_a_working_model(tmp_path):

@@ -38,8 +38,9 @@ def uses_learned(name: str) -> bool:
 def fold_spec(name: str, model_path: Path) -> str:
     """The extractor spec that runs ``name`` with a fold's model file (later steps kept)."""
     first, _, rest = name.partition("+")
-    if first.strip() == "default":
-        first, _, rest = DEFAULT.partition("+")
+    if first.split("(")[0].strip() == "default":  # its parameters go to the learned step
+        default_first, _, rest = DEFAULT.partition("+")
+        first = first if "(" in first else default_first
     params = first.partition("(")[2].rstrip(")").strip()
     extra = f",{params}" if params else ""
     return f'learned(model="{model_path.as_posix()}"{extra})' + (f"+{rest}" if rest else "")
