@@ -31,11 +31,15 @@ _NOT_COMMENT = re.compile(
 PAGE_TAGS = frozenset({"html", "body", "main", "article", "text"})
 
 
-@lru_cache(maxsize=8192)
 def is_comment_box(tag: str, ident: str, classes: tuple[str, ...]) -> bool:
-    """Whether an element's id or one of its classes names a box of reader comments."""
-    if tag in PAGE_TAGS:
-        return False
+    """Whether an element is a box of reader comments: its id or one of its classes names
+    one, and it is not a page-sized element."""
+    return tag not in PAGE_TAGS and names_comments(ident, classes)
+
+
+@lru_cache(maxsize=8192)
+def names_comments(ident: str, classes: tuple[str, ...]) -> bool:
+    """Whether an id or one of the classes names a box of reader comments."""
     for name in (ident, *classes):
         if "/" in name:  # a URL used as an id
             continue

@@ -39,7 +39,7 @@ import numpy as np
 from lxml import etree
 
 from ...blocks import HEADING_TAGS, Ancestor, name_tokens, subtree_prefixes
-from .comments import is_comment_box
+from .comments import PAGE_TAGS, names_comments
 from .pagetype import PAGE_TYPES
 from .region import REGION_NAMES, prose_words, region_columns, subtree_sums
 
@@ -222,13 +222,14 @@ def _chain(ancestors, odds, cache, memo):
         if a.id or a.classes:
             # Memoised by (id, classes): pages and sites repeat their class names.
             key = (a.id, a.classes)
-            own = memo.get(key, _UNSEEN)  # one lookup: another thread may empty the memo
-            if own is _UNSEEN:
-                own = memo[key] = _own_odds(a, odds, memo)
+            got = memo.get(key, _UNSEEN)  # one lookup: another thread may empty the memo
+            if got is _UNSEEN:
+                got = memo[key] = (_own_odds(a, odds, memo), names_comments(a.id, a.classes))
+            own, named = got
             if own is not None:
                 own_hi, own_lo = own
                 hi, lo, total = max(hi, own_hi), min(lo, own_lo), total + own_hi + own_lo
-            if is_comment_box(a.tag, a.id, a.classes):
+            if named and a.tag not in PAGE_TAGS:
                 mask |= _COMMENT_BIT
         mask |= _FLAG_BIT.get(a.tag, 0)
         result = (mask, hi, lo, total, own_hi, own_lo)
@@ -240,7 +241,7 @@ def page_features(
     page: "Page",
     odds: Mapping[str, float] | None = None,
     containers: dict[str, tuple[str, ...]] | None = None,
-    memo: dict[tuple | str, tuple[float, float] | None] | None = None,
+    memo: dict | None = None,
     page_type: np.ndarray | None = None,
 ) -> np.ndarray:
     """The (blocks × features) float32 matrix of a page; ``odds`` maps id/class tokens to log-odds.

@@ -82,8 +82,7 @@ def region_columns(blocks: Sequence[Block], prose: np.ndarray, depth: np.ndarray
         idx = np.arange(n)
         inside = np.zeros(n, dtype=bool)
         inside[lo:hi + 1] = True
-        for up in range(SIBLING_LEVELS + 1):
-            inside |= _same_kind_siblings(blocks, depth, top - up, lo)
+        inside |= _same_kind_siblings(blocks, depth, top, lo)
         first, last = np.flatnonzero(inside)[[0, -1]]
         out[:, 0] = inside
         out[:, 1] = (idx < first) & ~inside
@@ -126,25 +125,32 @@ def _inside(xpath: str, path: str, probe: str) -> bool:
 
 def _same_kind_siblings(blocks: Sequence[Block], depth: np.ndarray, top: int,
                         inner: int) -> np.ndarray:
-    """Blocks under a sibling of the element at XPath depth ``top`` above block ``inner``
-    that has its tag and classes (a box without classes must be a ``<section>`` or an
-    ``<article>``: bare ``<div>`` siblings are anything)."""
-    n = len(blocks)
-    found = np.zeros(n, dtype=bool)
-    level = int(depth[inner]) - top
+    """Blocks under a sibling, with the same tag and classes, of the region's element (at
+    XPath depth ``top`` above block ``inner``) or of one of its ``SIBLING_LEVELS`` nearest
+    ancestors. A box without classes must be a ``<section>`` or an ``<article>``: bare
+    ``<div>`` siblings are anything."""
     anc = blocks[inner].ancestors
-    if level < 0 or level + 1 >= len(anc):
+    above = int(depth[inner]) - top
+    # (XPath depth, box, its parent) of the element and of the ancestors looked at.
+    kinds = []
+    for up in range(SIBLING_LEVELS + 1):
+        level = above + up
+        if 0 <= level < len(anc) - 1:
+            box = anc[-1 - level]
+            if box.classes or box.tag in SECTION_TAGS:
+                kinds.append((top - up, box, anc[-2 - level]))
+    found = np.zeros(len(blocks), dtype=bool)
+    if not kinds:
         return found
-    box, parent = anc[-1 - level], anc[-2 - level]
-    if not box.classes and box.tag not in SECTION_TAGS:
-        return found
-    kind = (box.tag, box.classes)
     for i, (b, d) in enumerate(zip(blocks, depth.tolist())):
-        k = int(d) - top
         a = b.ancestors
-        if 0 <= k < len(a) - 1 and a[-2 - k] is parent:
-            other = a[-1 - k]
-            found[i] = other is not box and (other.tag, other.classes) == kind
+        for box_depth, box, parent in kinds:
+            k = int(d) - box_depth
+            if 0 <= k < len(a) - 1 and a[-2 - k] is parent:
+                other = a[-1 - k]
+                if other is not box and other.tag == box.tag and other.classes == box.classes:
+                    found[i] = True
+                    break
     return found
 
 

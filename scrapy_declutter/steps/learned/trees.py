@@ -50,7 +50,13 @@ class TreeEnsemble:
         return len(self.roots)
 
     def raw_scores(self, X: np.ndarray) -> np.ndarray:
-        """Log-odds of content for each row of ``X`` (rows × features).
+        """Log-odds of content for each row of ``X`` (rows × features)."""
+        if len(X) == 0 or self.n_trees == 0:
+            return np.full(len(X), self.base)
+        return self.leaf_values(X).sum(axis=1) + self.base
+
+    def leaf_values(self, X: np.ndarray) -> np.ndarray:
+        """The value of the leaf each row of ``X`` reaches in each tree (rows × trees).
 
         Every (row, tree) pair walks down one level per pass; indices are flat
         (row offset + feature) so each pass is a few 1-D ``take`` calls, the
@@ -59,8 +65,6 @@ class TreeEnsemble:
         the roots' split, the same for every row, is one column gather.
         """
         n = len(X)
-        if n == 0 or self.n_trees == 0:
-            return np.full(n, self.base)
         w = self._walk
         X = np.ascontiguousarray(X, dtype=np.float64)
         flat = X.ravel()
@@ -77,7 +81,7 @@ class TreeEnsemble:
             if has_nan:
                 right = np.where(np.isnan(x), ~w.missing_left.take(node), right)
             node = w.children.take(node + right)
-        return w.value.take(node).sum(axis=1) + self.base
+        return w.value.take(node)
 
     @property
     def _walk(self) -> "_Walk":
@@ -116,3 +120,21 @@ class _Walk(NamedTuple):
             children, np.repeat(t.value, 2), 2 * t.roots,
             t.feature[t.roots], t.threshold[t.roots], t.missing_left[t.roots],
         )
+
+
+def joined(ensembles: tuple[TreeEnsemble, ...]) -> TreeEnsemble:
+    """One ensemble holding the trees of several (a multiclass booster's classes), so they
+    walk together: ``leaf_values`` gives each tree's value, in the order given, base 0."""
+    feature, threshold, left, right, value, missing_left, roots = [], [], [], [], [], [], []
+    offset = 0
+    for t in ensembles:
+        feature.append(t.feature), threshold.append(t.threshold), value.append(t.value)
+        left.append(t.left + offset), right.append(t.right + offset)
+        missing_left.append(t.missing_left), roots.append(t.roots + offset)
+        offset += len(t.feature)
+    return TreeEnsemble(
+        feature=np.concatenate(feature), threshold=np.concatenate(threshold),
+        left=np.concatenate(left), right=np.concatenate(right), value=np.concatenate(value),
+        missing_left=np.concatenate(missing_left), roots=np.concatenate(roots), base=0.0,
+        depth=max(t.depth for t in ensembles),
+    )
