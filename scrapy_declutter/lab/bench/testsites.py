@@ -100,7 +100,7 @@ NGINX_CONF = """daemon off;
 pid {tmp}/nginx.pid;
 error_log {tmp}/error.log warn;
 worker_rlimit_nofile {files};
-events {{ worker_connections 4096; }}
+events {{ worker_connections {connections}; }}
 http {{
     access_log off;
     client_body_temp_path {tmp}/body;
@@ -151,11 +151,13 @@ asyncio.run(main())
 """
 
 
-def _wait_until_up(address: str, port: int, proc: subprocess.Popen, what: str) -> None:
+def _wait_until_up(address: str, port: int, proc: subprocess.Popen, what: str,
+                   log: Path) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"{what} exited with status {proc.returncode}")
+            said = log.read_text(errors="replace").strip()[-500:]
+            raise RuntimeError(f"{what} exited with status {proc.returncode}: {said}")
         try:
             socket.create_connection((address, port), 0.2).close()
             return
@@ -176,15 +178,17 @@ def serve(root: Path, hosts: list[str], *, use_nginx: bool = True) -> Iterator[t
         # Started as root, nginx's worker would run as nobody, who cannot read a private
         # temporary directory: it runs as the user who started it instead.
         user = "user root;\n" if os.geteuid() == 0 else ""
+        # Every listening socket takes one of the worker's connections.
         conf.write_text(NGINX_CONF.format(tmp=root, root=root, listen=listen, user=user,
-                                          files=2 * len(hosts) + 8192))
+                                          files=2 * len(hosts) + 8192,
+                                          connections=len(hosts) + 4096))
         cmd = [nginx, "-p", str(root), "-c", str(conf), "-e", str(root / "error.log")]
         name = "nginx"
     else:
         cmd, name = [sys.executable, "-c", PY_SERVER, str(root), str(port), *hosts], "python"
     proc = subprocess.Popen(cmd, stdout=log, stderr=log)
     try:
-        _wait_until_up(hosts[-1], port, proc, name)
+        _wait_until_up(hosts[-1], port, proc, name, root / "server.log")
         yield port, name
     finally:
         proc.terminate()
