@@ -30,6 +30,8 @@ answer is a Python rule (``is_permalink``, ``list_start``, ``has_span``,
 ``code_language``) are called, not rewritten.
 """
 
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE, PyTuple_New, PyTuple_SET_ITEM
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset, strcmp, strlen, strncmp
 
@@ -843,7 +845,7 @@ class _Bail(Exception):
 cdef inline Py_ssize_t _keep_from(Py_ssize_t n):
     """Where ``ancestors[1 - MAX_ANCESTORS:]`` starts in a tuple of ``n``."""
     if 1 - _MAX_ANCESTORS >= 0:
-        return 1 - _MAX_ANCESTORS
+        return min(1 - _MAX_ANCESTORS, n)
     return max(n + 1 - _MAX_ANCESTORS, 0)
 
 
@@ -911,16 +913,34 @@ cdef class _Builder:
         todo.reverse()
         return todo
 
+    cdef object ancestor(self, int rec):
+        """``segment._ancestor``: one new Ancestor per element, as there (the learned
+        features cache chain summaries by the identity of an element's Ancestor)."""
+        cdef xmlNode* node = _rec(self.w, rec).node
+        cdef xmlAttr* cls = _attr(node, "class")
+        # tuple.__new__, as NamedTuple's own __new__ does, without its Python frame
+        return tuple.__new__(Ancestor, (self.tag(rec), _attr_text(_attr(node, "id")) or "",
+                                        tuple(_attr_text(cls).split()) if cls != NULL else ()))
+
     cdef tuple lineage(self, int rec):
         cdef int r, p
-        cdef xmlNode* node
+        cdef Py_ssize_t start, k, n
+        cdef tuple above, line
         for r in self.chain(rec, self.lineages):
-            node = _rec(self.w, r).node
             p = _rec(self.w, r).parent
-            cls = _attr_text(_attr(node, "class")) or ""
-            me = Ancestor(self.tag(r), _attr_text(_attr(node, "id")) or "", tuple(cls.split()))
             above = self.lineages[p] if p >= 0 else ()
-            self.lineages[r] = (*above[_keep_from(len(above)):], me)
+            # (*above[1 - MAX_ANCESTORS:], me), built in place
+            n = PyTuple_GET_SIZE(above)
+            start = _keep_from(n)
+            line = PyTuple_New(n - start + 1)
+            for k in range(start, n):
+                item = <object>PyTuple_GET_ITEM(above, k)
+                Py_INCREF(item)
+                PyTuple_SET_ITEM(line, k - start, item)
+            me = self.ancestor(r)
+            Py_INCREF(me)
+            PyTuple_SET_ITEM(line, n - start, me)
+            self.lineages[r] = line
         return self.lineages[rec]
 
     cdef str xpath(self, int rec):
@@ -954,10 +974,10 @@ cdef class _Builder:
                 path.insert(0, self.element(e.parent))
                 e = _rec(self.w, e.parent)
             language = code_language(path[len(path) - 1], path)
-        structure = self.structures[sid] = Structure(
+        structure = self.structures[sid] = tuple.__new__(Structure, (
             s.heading, s.list_depth, bool(s.ordered), s.item, start + s.number_count - 1,
             s.quote, s.pre, language, s.table, s.row, s.col, bool(s.header),
-            has_span(self.element(s.span_rec)) if s.span_rec >= 0 else False)
+            has_span(self.element(s.span_rec)) if s.span_rec >= 0 else False))
         return structure
 
     cdef list blocks(self):

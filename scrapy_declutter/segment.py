@@ -24,6 +24,7 @@ import logging
 from bisect import bisect_right
 from contextlib import contextmanager
 from contextvars import ContextVar
+from importlib import import_module
 from itertools import accumulate
 from types import ModuleType
 from typing import Any, Iterator
@@ -333,7 +334,9 @@ def _load_compiled() -> ModuleType | None:
     package working on the reference walk, only slower.
     """
     try:
-        from . import _segment
+        # By name: the import graph (import-linter, grimp) sees only .py modules and would
+        # take a compiled one for the package itself; test_walk checks the .pyx's imports.
+        _segment = import_module(f"{__package__}._segment")
     except Exception as exc:  # noqa: BLE001 - see the docstring
         logger.warning("scrapy_declutter: the compiled segmentation walk is not available (%s: %s); "
                        "segmenting in pure Python, several times slower. Install with a C compiler "
