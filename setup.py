@@ -9,6 +9,7 @@ working when lxml is upgraded after install.
 """
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 
 def extensions() -> list[Extension]:
@@ -23,4 +24,26 @@ def extensions() -> list[Extension]:
     return cythonize([walk], compiler_directives={"language_level": 3}, quiet=True)
 
 
-setup(ext_modules=extensions())
+class OptionalBuildExt(build_ext):
+    """Build the compiled walk where this machine can; elsewhere say so and go on without it.
+
+    ``Extension(optional=True)`` alone does not do it: a failing compiler
+    surfaces as an error it does not filter (``CalledProcessError``).
+    """
+
+    def build_extensions(self) -> None:
+        self.failed: set[str] = set()
+        super().build_extensions()
+        # What was not built is not copied in place nor packed into the wheel.
+        self.extensions = [ext for ext in self.extensions if ext.name not in self.failed]
+
+    def build_extension(self, ext: Extension) -> None:
+        try:
+            super().build_extension(ext)
+        except Exception as exc:  # noqa: BLE001 - any failure to compile means pure Python
+            self.failed.add(ext.name)
+            print(f"scrapy-declutter: WARNING: the compiled walk {ext.name} was not built ({exc}); "
+                  "the package will segment in pure Python")
+
+
+setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})
