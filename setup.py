@@ -8,6 +8,8 @@ lxml being a build requirement) and uses no libxml2 symbol, so it keeps
 working when lxml is upgraded after install.
 """
 
+from pathlib import Path
+
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
@@ -20,6 +22,7 @@ def extensions() -> list[Extension]:
         print(f"scrapy-declutter: not building the compiled walk ({exc})")
         return []
     walk = Extension("scrapy_declutter._segment", ["scrapy_declutter/_segment.pyx"],
+                     depends=[str(p) for p in Path("scrapy_declutter").glob("_segment_*.pxi")],
                      include_dirs=lxml.get_include(), optional=True)
     return cythonize([walk], compiler_directives={"language_level": 3}, quiet=True)
 
