@@ -268,7 +268,11 @@ cdef void _release(Walk* w):
 
 def segment(cetree._Element root not None):
     """The Blocks of ``root``'s tree, as ``segment.python_segment`` makes them; None when the
-    tree holds what only the reference handles (the caller then runs it)."""
+    tree holds what only the reference handles (the caller then runs it).
+
+    The tree is read without the GIL: no other thread may change it meanwhile
+    (a Scrapy response's tree belongs to the one callback that handles it).
+    """
     cdef Walk w
     cdef xmlNode* node = root._c_node
     cdef TagEntry* e
