@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 from lxml import etree
 
 from conftest import SAMPLE_DATA, SHARED_WCXB, needs_shared
@@ -28,6 +29,7 @@ from scrapy_declutter import Page, extract
 from scrapy_declutter import segment as segment_module
 from scrapy_declutter.lab.adversarial import MAX_BYTES, MAX_ELEMENTS, PAGES
 from scrapy_declutter.lab.dataset import load_dataset
+from scrapy_declutter.lab.fuzzing import byte_soups, html_documents
 from scrapy_declutter.lab.walks import block_difference, check_walks, page_difference
 from scrapy_declutter.page import decode_html, parse_html
 from scrapy_declutter.segment import python_segment, reference_walk, segment
@@ -238,3 +240,14 @@ def test_extract_uses_the_compiled_walk_and_says_the_same():
     with reference_walk():
         reference = extract(html)
     assert compiled.text == reference.text and compiled.text
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(html=html_documents(), soup=byte_soups())
+def test_generated_markup_and_byte_soups_are_identical_on_both_walks(html, soup):
+    for page in (html, soup):
+        compiled = Page.from_html(page)
+        with reference_walk():
+            reference = Page.from_html(page)
+        assert compiled.reason == reference.reason
+        assert block_difference(compiled.blocks, reference.blocks) == ""
