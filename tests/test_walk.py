@@ -251,3 +251,15 @@ def test_generated_markup_and_byte_soups_are_identical_on_both_walks(html, soup)
             reference = Page.from_html(page)
         assert compiled.reason == reference.reason
         assert block_difference(compiled.blocks, reference.blocks) == ""
+
+
+def test_threads_walking_at_once_make_the_same_blocks():
+    # The walk runs without the GIL: pages walked in parallel must not see each other's state.
+    from concurrent.futures import ThreadPoolExecutor
+
+    roots = [parse_html(decode_html(page_bytes(p)) or "<html/>") for p in bundled_pages()]
+    alone = [python_segment(r) for r in roots]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(COMPILED.segment, roots * 3))
+    for i, blocks in enumerate(together):
+        assert block_difference(blocks, alone[i % len(roots)]) == ""
