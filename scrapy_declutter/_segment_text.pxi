@@ -69,7 +69,7 @@ cdef int _take_text(Walk* w, xmlNode* c) noexcept nogil:
     """The text lxml's ``.text``/``.tail`` gives from ``c`` on, added as the reference adds it."""
     cdef Py_ssize_t start = w.raw.n, i, n
     cdef const unsigned char* s
-    cdef unsigned int cp
+    cdef unsigned int cp = 0
     cdef bint blank = True, in_word = False
     cdef int words = 0
     while c != NULL:
@@ -113,7 +113,7 @@ cdef int _normalise(Walk* w, const char* data, Py_ssize_t n, int* words, int* ch
     """Append ``" ".join(text.split())`` of ``data[:n]`` to the arena; count words and chars."""
     cdef const unsigned char* s = <const unsigned char*>data
     cdef Py_ssize_t i = 0, j
-    cdef unsigned int cp
+    cdef unsigned int cp = 0
     cdef bint in_word = False
     cdef int nw = 0, nc = 0, wlen = 0
     cdef int* slot

@@ -5,7 +5,7 @@
 
 cdef int _emit(Walk* w) noexcept nogil:
     cdef BRec* b = <BRec*>vec_push(&w.blocks)
-    cdef int link_words = 0, n = 0
+    cdef int n = 0
     if b == NULL:
         w.nomem = 1
         return -1
@@ -288,7 +288,7 @@ cdef void _end(Walk* w, xmlNode* node) noexcept nogil:
     cdef int kind = e.kind if e != NULL else K_OTHER
     cdef Open* o
     cdef LRec* link
-    cdef int words, chars
+    cdef int words = 0, chars = 0
     if kind == K_BLOCK:
         if w.opens.n > 1:
             if w.has_text and _emit(w) < 0:
