@@ -8,13 +8,26 @@ block is computed during this walk (Boilerpipe's
 
 The walk is iterative, not recursive: a page nested 100,000 levels deep must
 not exhaust Python's stack.
+
+Two walks make the same Blocks: ``python_segment`` here, the reference, and
+its compiled twin ``_segment`` (Cython over lxml's public C API, the tree
+walked without the GIL), several times faster. ``segment`` is the one switch
+between them: the compiled walk when it was built, else this one, with one
+logged warning at import. ``reference_walk()`` makes ``segment`` take the
+reference, so a check can compare the two through everything built on the
+blocks (features, labels).
 """
 
 from __future__ import annotations
 
+import logging
 from bisect import bisect_right
+from contextlib import contextmanager
+from contextvars import ContextVar
+from importlib import import_module
 from itertools import accumulate
-from typing import Any
+from types import ModuleType
+from typing import Any, Iterator
 
 from lxml import etree
 
@@ -72,6 +85,30 @@ def _ancestor(el: etree._Element) -> Ancestor:
 
 def segment(root: etree._Element) -> list[Block]:
     """Split a parsed page into Blocks in document order, in one walk of the tree.
+
+    The compiled walk when it is built and the caller is not inside
+    ``reference_walk()``; ``python_segment`` otherwise, and for the trees the
+    compiled walk leaves to it (those an HTML parse never makes).
+    """
+    if COMPILED is not None and not _REFERENCE.get():
+        blocks = COMPILED.segment(root)
+        if blocks is not None:
+            return blocks
+    return python_segment(root)
+
+
+@contextmanager
+def reference_walk() -> Iterator[None]:
+    """Inside this block (this thread or task only), ``segment`` takes the pure-Python walk."""
+    token = _REFERENCE.set(True)
+    try:
+        yield
+    finally:
+        _REFERENCE.reset(token)
+
+
+def python_segment(root: etree._Element) -> list[Block]:
+    """The reference walk: Blocks in document order, in one pass over the tree.
 
     lxml's ``iterwalk`` drives the walk from C; ``path`` holds the open
     elements, and their Ancestor records are made only when a block needs
@@ -287,3 +324,29 @@ def _make_block(
         (text_chars + 1) / (text_chars + markup + 1),  # char_density
         lines, link_chars,
     )
+
+
+def _load_compiled() -> ModuleType | None:
+    """The compiled walk, set up with this module's tags; None, said once, when it cannot load.
+
+    Any failure to load a binary module (not built for want of a compiler,
+    built for another Python, refused by the lxml installed) leaves the
+    package working on the reference walk, only slower.
+    """
+    try:
+        # By name: the import graph (import-linter, grimp) sees only .py modules and would
+        # take a compiled one for the package itself; test_walk checks the .pyx's imports.
+        _segment = import_module(f"{__package__}._segment")
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        logger.warning("scrapy_declutter: the compiled segmentation walk is not available (%s: %s); "
+                       "segmenting in pure Python, several times slower. Install with a C compiler "
+                       "(or from a wheel) to build it.", type(exc).__name__, exc)
+        return None
+    _segment.configure(BLOCK_TAGS, SKIP_TAGS, MAX_ANCESTORS, WRAP_WIDTH)
+    return _segment
+
+
+logger = logging.getLogger(__name__)
+_REFERENCE: ContextVar[bool] = ContextVar("scrapy_declutter_reference_walk", default=False)
+#: The compiled walk (``scrapy_declutter._segment``), or None when the package runs on Python alone.
+COMPILED = _load_compiled()

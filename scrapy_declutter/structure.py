@@ -67,7 +67,8 @@ _NO_LANGUAGE = frozenset("default none text plain plaintext nohighlight notransl
 PERMALINK_SIGNS = frozenset(("", "¶", "§", "#", "🔗", "⚓", "⚓︎", "∞"))
 
 
-def _span(el: etree._Element) -> bool:
+def has_span(el: etree._Element) -> bool:
+    """Whether a cell spans several rows or columns (the table is not a plain grid)."""
     for name in ("colspan", "rowspan"):
         value = el.get(name)
         if value is not None and value.strip() not in ("", "1", "0"):
@@ -75,7 +76,8 @@ def _span(el: etree._Element) -> bool:
     return False
 
 
-def _start(el: etree._Element) -> int:
+def list_start(el: etree._Element) -> int:
+    """The number of an ``<ol>``'s first item (its ``start``, 1 when absent or not a number)."""
     try:
         return int(el.get("start") or 1)
     except ValueError:
@@ -128,7 +130,7 @@ class StructureTracker:
         """The structure inside ``el`` (a tag of ``STRUCTURE_TAGS``), given its parent's."""
         if tag in LIST_TAGS:
             ordered = tag == "ol"
-            self.lists.append([0, _start(el) if ordered else 1])
+            self.lists.append([0, list_start(el) if ordered else 1])
             return parent._replace(list_depth=parent.list_depth + 1, ordered=ordered)
         if tag == "li":
             self.serial += 1
@@ -146,7 +148,7 @@ class StructureTracker:
             cell = self.tables[-1]
             cell[0] = max(cell[0], 0)  # a cell outside any <tr> opens the first row
             cell[1] += 1
-            return parent._replace(row=cell[0], col=cell[1], header=tag == "th", span=_span(el))
+            return parent._replace(row=cell[0], col=cell[1], header=tag == "th", span=has_span(el))
         if tag == "tr":
             if not self.tables:
                 return parent

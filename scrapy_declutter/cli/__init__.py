@@ -35,6 +35,7 @@ COMMANDS = [
     f"{_LAB}.fuzz",
     f"{_LAB}.adversarial",
     f"{_LAB}.regress",
+    f"{_LAB}.check_walk",
     f"{_LAB}.bench_crawl",
 ]
 

@@ -1,0 +1,318 @@
+# cython: language_level=3
+"""The segmentation walk, compiled: the Blocks of ``segment.python_segment``, made in C.
+
+Why a second walk: the Python walk costs a few microseconds per element of
+every crawled page, most of extraction's time once the parse is done. This
+one reads the libxml2 tree lxml already parsed (Scrapy's
+``response.selector.root``) in two phases:
+
+1. without the GIL (``with nogil``), the walk of the tree: texts, counts,
+   links, images and structure go into C arrays, so a crawl's worker thread
+   walks on one core while the reactor runs on the other;
+2. with the GIL, the Python objects: one ``Block`` per block with its text,
+   Ancestors, XPath and ``Structure``.
+
+It reads the tree only through lxml's public C API (``etreepublic``:
+``_Element._c_node``, ``elementFactory``, the ``_isElement``/``_getNs``
+macros) and libxml2's long-stable node fields (type, name, ns, children,
+next, parent, properties, content); it calls no libxml2 function, so the
+built module does not depend on the libxml2 that lxml links, and keeps
+working when lxml is upgraded after install.
+
+``python_segment`` stays the reference: this walk follows its events one
+for one (lxml's ``iterwalk``: start, end, comment and PI tails), and the
+tests and ``scrapy-declutter check-walk`` compare the two block by block.
+Where the tree holds what an HTML parse never makes (entity references,
+attributes of several nodes, a ``<br>`` with children, bytes that are not
+UTF-8, a root that is not an element) ``segment`` returns None and the
+caller takes the Python walk, which is right by definition. Helpers whose
+answer is a Python rule (``is_permalink``, ``list_start``, ``has_span``,
+``code_language``) are called, not rewritten.
+"""
+
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE, PyTuple_New, PyTuple_SET_ITEM
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy, memset, strcmp, strlen, strncmp
+
+cimport lxml.includes.etreepublic as cetree
+from lxml.includes cimport tree
+from lxml.includes.tree cimport const_xmlChar, xmlAttr, xmlNode
+
+from .blocks import Ancestor, Block
+from .structure import COUNTED_TAGS, LIST_TAGS, PLAIN, STRUCTURE_TAGS, Structure
+from .structure import code_language, has_span, is_permalink, list_start
+
+cetree.import_lxml__etree()
+
+#: The lxml this module was compiled against (it runs with the lxml installed at run time).
+BUILT_WITH_LXML = cetree.LXML_VERSION_STRING.decode("ascii")
+
+include "_segment_records.pxi"
+include "_segment_text.pxi"
+include "_segment_walk.pxi"
+
+
+# ---------------------------------------------------------------------------
+# The Python objects (with the GIL).
+
+class _Bail(Exception):
+    """The tree holds what the compiled walk leaves to the reference."""
+
+
+cdef inline Py_ssize_t _keep_from(Py_ssize_t n):
+    """Where ``ancestors[1 - MAX_ANCESTORS:]`` starts in a tuple of ``n``."""
+    if 1 - _MAX_ANCESTORS >= 0:
+        return min(1 - _MAX_ANCESTORS, n)
+    return max(n + 1 - _MAX_ANCESTORS, 0)
+
+
+cdef str _text(const char* s, Py_ssize_t n):
+    return s[:n].decode("utf-8")
+
+
+cdef str _attr_text(xmlAttr* a):
+    cdef xmlNode* c
+    if a == NULL:
+        return None
+    c = a.children
+    if c == NULL:
+        return ""
+    if c.next != NULL or (c.type != tree.XML_TEXT_NODE and c.type != tree.XML_CDATA_SECTION_NODE):
+        raise _Bail()
+    return "" if c.content == NULL else (<const char*>c.content).decode("utf-8")
+
+
+cdef str _tag(xmlNode* node):
+    cdef const_xmlChar* href = cetree._getNs(node)
+    name = (<const char*>node.name).decode("utf-8")
+    if href == NULL:
+        return name
+    return "{%s}%s" % ((<const char*>href).decode("utf-8"), name)
+
+
+cdef class _Builder:
+    """The per-page memos of phase 2: tags, lineages, XPaths, Structures, elements."""
+
+    cdef Walk* w
+    cdef cetree._Element root
+    cdef list tags, lineages, xpaths, structures
+    cdef dict elements
+
+    def __cinit__(self):
+        self.elements = {}
+
+    cdef void setup(self, Walk* w, cetree._Element root):
+        self.w, self.root = w, root
+        self.tags = [None] * w.recs.n
+        self.lineages = [None] * w.recs.n
+        self.xpaths = [None] * w.recs.n
+        self.structures = [None] * w.structs.n
+        self.structures[0] = PLAIN
+
+    cdef object element(self, int rec):
+        el = self.elements.get(rec)
+        if el is None:
+            el = self.elements[rec] = cetree.elementFactory(self.root._doc, _rec(self.w, rec).node)
+        return el
+
+    cdef str tag(self, int rec):
+        t = self.tags[rec]
+        if t is None:
+            t = self.tags[rec] = _tag(_rec(self.w, rec).node)
+        return t
+
+    cdef list chain(self, int rec, list memo):
+        """The records from the nearest one with a memo (excluded) down to ``rec``."""
+        cdef list todo = []
+        while rec >= 0 and memo[rec] is None:
+            todo.append(rec)
+            rec = _rec(self.w, rec).parent
+        todo.reverse()
+        return todo
+
+    cdef object ancestor(self, int rec):
+        """``segment._ancestor``: one new Ancestor per element, as there (the learned
+        features cache chain summaries by the identity of an element's Ancestor)."""
+        cdef xmlNode* node = _rec(self.w, rec).node
+        cdef xmlAttr* cls = _attr(node, "class")
+        # tuple.__new__, as NamedTuple's own __new__ does, without its Python frame
+        return tuple.__new__(Ancestor, (self.tag(rec), _attr_text(_attr(node, "id")) or "",
+                                        tuple(_attr_text(cls).split()) if cls != NULL else ()))
+
+    cdef tuple lineage(self, int rec):
+        cdef int r, p
+        cdef Py_ssize_t start, k, n
+        cdef tuple above, line
+        line = self.lineages[rec]
+        if line is not None:  # blocks of one element, or of its later children
+            return line
+        for r in self.chain(rec, self.lineages):
+            p = _rec(self.w, r).parent
+            above = self.lineages[p] if p >= 0 else ()
+            # (*above[1 - MAX_ANCESTORS:], me), built in place
+            n = PyTuple_GET_SIZE(above)
+            start = _keep_from(n)
+            line = PyTuple_New(n - start + 1)
+            for k in range(start, n):
+                item = <object>PyTuple_GET_ITEM(above, k)
+                Py_INCREF(item)
+                PyTuple_SET_ITEM(line, k - start, item)
+            me = self.ancestor(r)
+            Py_INCREF(me)
+            PyTuple_SET_ITEM(line, n - start, me)
+            self.lineages[r] = line
+        return self.lineages[rec]
+
+    cdef str xpath(self, int rec):
+        cdef int r
+        cdef ElRec* e
+        if self.xpaths[rec] is not None:
+            return self.xpaths[rec]
+        for r in self.chain(rec, self.xpaths):
+            e = _rec(self.w, r)
+            if e.parent < 0:
+                self.xpaths[r] = self.root.getroottree().getpath(self.root)
+            elif e.nth == 1 and (<int*>self.w.totals.data)[e.slot] == 1:
+                self.xpaths[r] = f"{self.xpaths[e.parent]}/{self.tag(r)}"
+            else:
+                self.xpaths[r] = f"{self.xpaths[e.parent]}/{self.tag(r)}[{e.nth}]"
+        return self.xpaths[rec]
+
+    cdef object structure(self, int sid):
+        cdef SRec* s
+        cdef ElRec* e
+        structure = self.structures[sid]
+        if structure is not None:
+            return structure
+        s = _srec(self.w, sid)
+        start = list_start(self.element(s.number_list)) if s.number_list >= 0 else 1
+        language = ""
+        if s.language_rec >= 0:
+            path = [self.element(s.language_rec)]
+            e = _rec(self.w, s.language_rec)
+            for _ in range(2):
+                if e.parent < 0:
+                    break
+                path.insert(0, self.element(e.parent))
+                e = _rec(self.w, e.parent)
+            language = code_language(path[len(path) - 1], path)
+        structure = self.structures[sid] = tuple.__new__(Structure, (
+            s.heading, s.list_depth, bool(s.ordered), s.item, start + s.number_count - 1,
+            s.quote, s.pre, language, s.table, s.row, s.col, bool(s.header),
+            has_span(self.element(s.span_rec)) if s.span_rec >= 0 else False))
+        return structure
+
+    cdef list blocks(self):
+        cdef Walk* w = self.w
+        cdef BRec* b
+        cdef LRec* link
+        cdef IRec* img
+        cdef Py_ssize_t i, k, n = w.blocks.n
+        cdef list out = []
+        cdef char* arena = w.arena.data
+        for i in range(n):
+            b = <BRec*>w.blocks.data + i
+            block = Block(
+                i, _text(arena + b.text_off, b.text_len), self.tag(b.el), "", self.lineage(b.el),
+                b.words, b.link_words, b.text_chars, b.markup, b.tags,
+                b.link_words / b.words if b.words else 0.0,
+                b.in_lines / b.lines,
+                (b.text_chars + 1) / (b.text_chars + b.markup + 1),
+                b.lines, b.link_chars,
+            )
+            if b.sid:
+                structure = block.structure = self.structure(b.sid)
+                if structure.pre:
+                    block.preformatted = _text(w.pre_arena.data + b.pre_off, b.pre_len).strip("\n").rstrip()
+            if b.links_to > b.links_from:
+                links = []
+                for k in range(b.links_from, b.links_to):
+                    link = <LRec*>w.links.data + k
+                    links.append((_text(arena + link.off, link.len), _attr_text(link.href)))
+                block.links = tuple(links)
+            if b.images_to > b.images_from:
+                images = []
+                for k in range(b.images_from, b.images_to):
+                    img = <IRec*>w.images.data + k
+                    images.append((_attr_text(img.alt) or "", _attr_text(img.src)))
+                block.images = tuple(images)
+            block.position = i / n
+            block.xpath = self.xpath(b.el)
+            out.append(block)
+        return out
+
+
+cdef void _init(Walk* w):
+    memset(w, 0, sizeof(Walk))
+    w.recs.size = sizeof(ElRec)
+    w.totals.size = w.path.size = w.kid_base.size = w.lens.size = w.ends.size = sizeof(int)
+    w.structs.size = sizeof(SRec)
+    w.blocks.size = sizeof(BRec)
+    w.links.size = sizeof(LRec)
+    w.images.size = sizeof(IRec)
+    w.arena.size = w.pre_arena.size = w.raw.size = w.link.size = 1
+    w.kids.size = sizeof(KidTag)
+    w.opens.size = sizeof(Open)
+    w.lists.size = sizeof(ListState)
+    w.tables.size = sizeof(TableState)
+
+
+cdef void _release(Walk* w):
+    free(w.recs.data); free(w.totals.data); free(w.structs.data); free(w.blocks.data)
+    free(w.links.data); free(w.images.data); free(w.arena.data); free(w.pre_arena.data)
+    free(w.path.data); free(w.kids.data); free(w.kid_base.data); free(w.opens.data)
+    free(w.lists.data); free(w.tables.data); free(w.raw.data); free(w.link.data)
+    free(w.lens.data); free(w.ends.data)
+
+
+def segment(cetree._Element root not None):
+    """The Blocks of ``root``'s tree, as ``segment.python_segment`` makes them; None when the
+    tree holds what only the reference handles (the caller then runs it).
+
+    The tree is read without the GIL: no other thread may change it meanwhile
+    (a Scrapy response's tree belongs to the one callback that handles it).
+    """
+    cdef Walk w
+    cdef xmlNode* node = root._c_node
+    cdef TagEntry* e
+    cdef SRec* plain
+    cdef Open* o
+    cdef int* base
+    cdef _Builder builder
+    if not _CONFIGURED:
+        raise RuntimeError("scrapy_declutter._segment.configure() was not called")
+    if node == NULL or node.type != tree.XML_ELEMENT_NODE:
+        return None
+    e = _kind(node, cetree._getNs(node))
+    if e != NULL and (e.kind == K_SKIP or e.kind == K_BR):
+        return None  # a root the reference never puts on its path
+    _init(&w)
+    w.doc = <void*>root._doc
+    try:
+        plain = <SRec*>vec_push(&w.structs)
+        o = <Open*>vec_push(&w.opens)
+        base = <int*>vec_push(&w.kid_base)
+        if plain == NULL or o == NULL or base == NULL:
+            raise MemoryError()
+        memset(plain, 0, sizeof(SRec))
+        plain.number_list = plain.language_rec = plain.span_rec = -1
+        plain.row = plain.col = -1
+        o.rec, o.depth, o.sid = 0, 1, 0  # the root is the first record
+        base[0] = 0
+        w.block_rec, w.block_depth = 0, 1
+        with nogil:
+            _walk(&w, node)
+        if w.nomem:
+            raise MemoryError()
+        if w.bail:
+            return None
+        builder = _Builder()
+        builder.setup(&w, root)
+        try:
+            return builder.blocks()
+        except (_Bail, UnicodeDecodeError):
+            return None
+    finally:
+        w.doc = NULL
+        _release(&w)
