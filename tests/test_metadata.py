@@ -13,7 +13,8 @@ from lxml import etree
 from conftest import SAMPLE_DATA
 
 from scrapy_declutter import extract
-from scrapy_declutter.metadata import Metadata, extraction_confidence, iso_date, read_markup
+from scrapy_declutter.metadata import (Metadata, extraction_confidence, iso_date, read_markup,
+                                       read_metadata)
 from scrapy_declutter.page import parse_html
 
 
@@ -48,6 +49,14 @@ def test_opengraph_and_json_ld_date_page():
     assert meta.date_published == truth["ground_truth"]["publish_date"] == "2025-12-19"
     assert meta.image.startswith("https://scribbles.page/")
     assert meta.authors == ()
+
+
+def test_a_date_only_in_the_text_is_found_by_the_extensive_search():
+    html, truth = page("0490")  # no date in JSON-LD, meta tags, <time> or the URL
+    root = parse_html(html.decode("utf-8"))
+    assert read_metadata(root, truth["url"], visible_dates=False).date_published is None
+    meta = extract(html, truth["url"]).metadata
+    assert meta.date_published == truth["ground_truth"]["publish_date"] == "2025-12-12"
 
 
 def test_as_dict_is_plain_json():

@@ -192,7 +192,7 @@ def read_metadata(root: "etree._Element", url: str | None = None, *, title: str 
                  or next(filter(None, map(iso_date, m.times)), None))
     if published is None and visible_dates:
         try:
-            published = visible_date(root)
+            published = visible_date(root, url)
         except Exception as exc:  # noqa: BLE001 - a date is not worth the page's other fields
             logger.debug("htmldate failed on %s: %r", url, exc)
     modified = (iso_date(_clean(item.get("dateModified"))) or iso_date(_clean(micro.get("dateModified")))
