@@ -6,7 +6,8 @@ sources give a field, the most specific one wins: JSON-LD describes the
 article itself, OpenGraph the page as a share card, meta tags the page for
 search engines, and the visible ``<h1>``/``<time>`` come last. Dates are
 ISO 8601 (``dates``). ``confidence`` (``confidence``) says how much to trust
-the extracted text. ``page_type`` is not read here: the Result fills it from the learned step's page-type classifier.
+the extracted text. ``page_type`` is not read here: the Result fills it in
+from the learned step's page-type classifier.
 """
 
 from __future__ import annotations
