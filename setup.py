@@ -1,9 +1,11 @@
-"""Build the compiled tree walk of the learned step (``steps.learned._trees``) where a C compiler is.
+"""Build the learned step's compiled parts where a C/C++ compiler is.
 
-Everything else is declared in ``setup.cfg``. The extension is ``optional``:
-without a compiler (or without Cython) the build goes on without it and the
-learned step walks its trees with NumPy (``trees.TreeEnsemble.numpy_leaf_values``),
-which gives the same values.
+``steps.learned._trees`` walks the tree ensembles, ``steps.learned._chains``
+summarises the blocks' ancestor chains. Everything else is declared in
+``setup.cfg``. The extensions are ``optional``: without a compiler (or
+without Cython) the build goes on without them and the learned step runs
+its pure-Python references (``trees.TreeEnsemble.numpy_leaf_values``,
+``features._chains``), which give the same values.
 """
 
 from setuptools import Extension, setup
@@ -16,9 +18,13 @@ def extensions() -> list[Extension]:
     except ImportError as exc:  # a build without the build requirements: pure Python
         print(f"scrapy-declutter: not building the compiled tree walk ({exc})")
         return []
-    trees = Extension("scrapy_declutter.steps.learned._trees",
-                      ["scrapy_declutter/steps/learned/_trees.pyx"], optional=True)
-    return cythonize([trees], compiler_directives={"language_level": 3}, quiet=True)
+    learned = "scrapy_declutter/steps/learned"
+    compiled = [
+        Extension("scrapy_declutter.steps.learned._trees", [f"{learned}/_trees.pyx"], optional=True),
+        Extension("scrapy_declutter.steps.learned._chains", [f"{learned}/_chains.pyx"],
+                  language="c++", optional=True),
+    ]
+    return cythonize(compiled, compiler_directives={"language_level": 3}, quiet=True)
 
 
 class OptionalBuildExt(build_ext):

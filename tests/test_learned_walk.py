@@ -1,8 +1,9 @@
-"""The compiled tree walk (``steps.learned._trees``) against the NumPy walk it replaces.
+"""The compiled tree walk (``_trees``) and chain walk (``_chains``) against their references.
 
-The NumPy walk is the reference (it runs where the package was built without
-a compiler); the compiled one must give the very same leaf values, so every
-score, label and text stays bit for bit the same.
+The NumPy tree walk and the Python ``features._chains`` are the references
+(they run where the package was built without a compiler); the compiled ones
+must give the very same values, so every score, label and text stays bit
+for bit the same.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import pytest
 from conftest import wcxb_page
 
 from scrapy_declutter.page import Page
-from scrapy_declutter.steps.learned import trees
+from scrapy_declutter.steps.learned import features, trees
 from scrapy_declutter.steps.learned.features import page_features
 from scrapy_declutter.steps.learned.model import _joined, load_model
 from scrapy_declutter.steps.learned.trees import TreeEnsemble
@@ -81,3 +82,49 @@ def test_compiled_walk_refuses_rows_narrower_than_the_features_it_reads(model):
 
     with pytest.raises(ModelError):
         model.trees.leaf_values(np.zeros((3, 4), dtype=np.float32))
+
+
+needs_compiled_chains = pytest.mark.skipif(
+    features._compiled is None, reason="the compiled chain walk was not built (no compiler)")
+COMMENTS_PAGE = (
+    "<html><body><div id='page' class='site wrap'><header class='masthead'><nav><a href='/'>Home"
+    "</a></nav></header><main><article class='post entry-content'><h1>A title here</h1>"
+    + "".join(f"<p class='lead'>Paragraph {i} of the story, long enough to read as text.</p>"
+              for i in range(4))
+    + "</article><section id='comments' class='comments-area'><ol class='comment-list'>"
+    "<li class='comment'><div class='comment-body'><p>First!</p></div></li>"
+    "<li class='comment'><div class='comment-body'><p>I agree with the article.</p></div></li>"
+    "</ol><div id='respond'><h3>Leave a reply</h3></div></section></main>"
+    "<aside class='sidebar widget-area'><ul><li><a href='/a'>Latest one</a></li></ul></aside>"
+    "<footer class='site-footer'><p>© 2026</p></footer></div></body></html>"
+)
+
+
+def _ancestry(html, url):
+    return [b.ancestors for b in Page.from_html(html, url).blocks]
+
+
+@needs_compiled_chains
+@pytest.mark.parametrize("file_id", BUNDLED)
+def test_compiled_chains_equal_the_python_reference_on_bundled_pages(model, file_id):
+    html, truth = wcxb_page(file_id)
+    ancestry = _ancestry(html, truth.get("url"))
+    want = features._chains(ancestry, model.odds, {})
+    assert np.array_equal(features.chain_columns(ancestry, model.odds, {}), want)
+    # With a memo the other path filled first, and then with the same memo again.
+    memo: dict = {}
+    features._chains(ancestry, model.odds, memo)
+    assert np.array_equal(features.chain_columns(ancestry, model.odds, memo), want)
+    assert np.array_equal(features.chain_columns(ancestry, model.odds, memo), want)
+
+
+@needs_compiled_chains
+def test_compiled_chains_mark_comment_boxes_flags_and_blocks_without_ancestors(model):
+    ancestry = _ancestry(COMMENTS_PAGE, "https://example.com/post")
+    ancestry = ancestry + [()]  # a block with no ancestor record gets a row of zeros
+    got = features.chain_columns(ancestry, model.odds, {})
+    assert np.array_equal(got, features._chains(ancestry, model.odds, {}))
+    assert not got[-1].any()
+    in_comment = (got[:, 0].astype(int) & features._COMMENT_BIT) > 0
+    assert 0 < in_comment.sum() < len(ancestry) - 1
+    assert (got[:, 3] >= got[:, 4]).all() and got[:, 3].max() > 0 > got[:, 4].min()

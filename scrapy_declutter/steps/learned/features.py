@@ -46,6 +46,11 @@ from .pagetype import PAGE_TYPES
 from .region import REGION_NAMES, prose_words, region_columns, subtree_sums
 from .text import text_columns
 
+try:
+    from . import _chains as _compiled
+except ImportError:  # built without a compiler: ``_chains`` below, the reference
+    _compiled = None
+
 if TYPE_CHECKING:
     from ...page import Page
 
@@ -210,8 +215,20 @@ def _chain(ancestors, odds, cache, memo):
     return result
 
 
-def _chains(ancestry: list, odds: Mapping[str, float], memo: dict) -> np.ndarray:
+def chain_columns(ancestry: list, odds: Mapping[str, float], memo: dict) -> np.ndarray:
     """The ``CHAIN_FIELDS`` of each block, from its ancestors (one row per block).
+
+    The compiled ``_chains`` where the package was built with a compiler
+    (a third of the time of the rest of the features before it), else the
+    pure-Python ``_chains``; the two give the same values.
+    """
+    if _compiled is None:
+        return _chains(ancestry, odds, memo)
+    return _compiled.chains(ancestry, odds, memo, _own_odds, _FLAG_BIT, _COMMENT_BIT, PAGE_TAGS)
+
+
+def _chains(ancestry: list, odds: Mapping[str, float], memo: dict) -> np.ndarray:
+    """``chain_columns`` in Python: the reference of the compiled walk.
 
     The near mean averages the block element's own odds with its parent's,
     over those that have any.
@@ -272,7 +289,7 @@ def page_features(
     # a loop doing all of them per block cost three times as much.
     col = dict(zip(NUMBER_FIELDS, np.array(list(map(_NUMBERS, blocks)), dtype=np.float64).T))
     ancestry = [b.ancestors for b in blocks]
-    chains = _chains(ancestry, odds, memo)
+    chains = chain_columns(ancestry, odds, memo)
     mask_array = chains[:, 0].astype(np.int64)
     col.update(zip(CHAIN_FIELDS[1:], chains[:, 1:].T))
     tags = [b.tag for b in blocks]
