@@ -67,13 +67,21 @@ def test_compiled_walk_stops_at_the_depth_the_numpy_walk_does():
     assert t.leaf_values(X)[:, 0].tolist() == [5.0, 3.0, 3.0, 2.0, 2.0, 2.0]
 
 
-def test_rows_other_than_float32_and_builds_without_a_compiler_walk_in_numpy(model, monkeypatch):
-    rng = np.random.default_rng(3)
-    X = rng.normal(size=(20, len(model.feature_names)))
-    assert np.array_equal(model.trees.leaf_values(X), model.trees.numpy_leaf_values(X))
+@needs_compiled
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_float64_and_integer_rows_walk_as_numpy_reads_them(model, dtype):
+    # The page-type vector is float64: narrowing it to float32 could flip a split.
+    t = _joined(model.page_types)[0]
+    rng = np.random.default_rng(5)
+    X = rng.normal(scale=1e3, size=(40, int(t.feature.max()) + 1)).astype(dtype)
+    assert np.array_equal(t.leaf_values(X), t.numpy_leaf_values(X))
+
+
+def test_builds_without_a_compiler_walk_in_numpy(model, monkeypatch):
+    X = np.random.default_rng(3).normal(size=(20, len(model.feature_names))).astype(np.float32)
+    want = model.trees.leaf_values(X)
     monkeypatch.setattr(trees, "_compiled", None)
-    X32 = X.astype(np.float32)
-    assert np.array_equal(model.trees.leaf_values(X32), model.trees.numpy_leaf_values(X32))
+    assert np.array_equal(model.trees.leaf_values(X), want)
 
 
 @needs_compiled
@@ -128,3 +136,11 @@ def test_compiled_chains_mark_comment_boxes_flags_and_blocks_without_ancestors(m
     in_comment = (got[:, 0].astype(int) & features._COMMENT_BIT) > 0
     assert 0 < in_comment.sum() < len(ancestry) - 1
     assert (got[:, 3] >= got[:, 4]).all() and got[:, 3].max() > 0 > got[:, 4].min()
+
+
+def test_features_without_the_compiled_chains_are_the_same(model, monkeypatch):
+    html, truth = wcxb_page("0540")
+    page = Page.from_html(html, truth.get("url"))
+    want = page_features(page, model.odds, memo={})
+    monkeypatch.setattr(features, "_compiled", None)
+    assert np.array_equal(page_features(page, model.odds, memo={}), want)

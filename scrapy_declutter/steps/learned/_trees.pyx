@@ -14,15 +14,19 @@ tree is a chain of dependent loads (node, feature, value, child), so the
 rows of a group step down together and the processor overlaps their chains
 instead of waiting on one. The step down is arithmetic, not a branch:
 which way a row goes is as good as random to the branch predictor. Node fields are 32-bit where they can be, and
-the rows are read as the float32 the features are made in (a float32
+rows are read as the float32 the block features are made in (a float32
 widened to double compares with a double threshold exactly as NumPy's
-float64 copy of it does).
+float64 copy of it does) or as float64 (the page-type vector).
 """
 
 DEF LANES = 16
 
+ctypedef fused real:
+    float
+    double
 
-def leaf_values(const float[:, ::1] X, const int[::1] feature, const double[::1] threshold,
+
+def leaf_values(const real[:, ::1] X, const int[::1] feature, const double[::1] threshold,
                 const int[::1] children, const unsigned char[::1] missing_right,
                 const double[::1] value, const int[::1] roots, int depth, double[:, ::1] out):
     """Write the value of the leaf each row of ``X`` reaches in each tree into ``out``
@@ -33,7 +37,7 @@ def leaf_values(const float[:, ::1] X, const int[::1] feature, const double[::1]
     cdef Py_ssize_t n = X.shape[0], t_count = roots.shape[0], i, t, start, k, width
     cdef int level, node, go, root
     cdef int nodes[LANES]
-    cdef float x
+    cdef real x
     with nogil:
         for t in range(t_count):
             root = roots[t]

@@ -69,11 +69,12 @@ class TreeEnsemble:
     def leaf_values(self, X: np.ndarray) -> np.ndarray:
         """The value of the leaf each row of ``X`` reaches in each tree (rows × trees)."""
         c = self._c_arrays
-        # The compiled walk reads float32 rows (what ``features`` makes); other rows, and
-        # splits on negative features (only NumPy's wrap-around reads those), go to NumPy.
-        if _compiled is None or X.dtype != np.float32 or c.min_feature < 0:
+        # The compiled walk reads float32 rows (what ``features`` makes) as they are and
+        # anything else as float64, as NumPy does; splits on negative features (only
+        # NumPy's wrap-around reads those) go to NumPy.
+        if _compiled is None or c.min_feature < 0:
             return self.numpy_leaf_values(X)
-        X = np.ascontiguousarray(X)
+        X = np.ascontiguousarray(X, dtype=np.float32 if X.dtype == np.float32 else np.float64)
         if X.ndim != 2 or X.shape[1] <= c.max_feature:
             raise ModelError(f"the trees read feature {c.max_feature}; rows have shape {X.shape}")
         out = np.empty((len(X), self.n_trees))
