@@ -101,7 +101,8 @@ class LearnedClassifier(Step):
             smoothing=self._param(model, "smoothing", d.SMOOTHING),
             heading_floor=self._param(model, "heading_floor", d.HEADING_FLOOR),
         )
-        labels = [CONTENT if k else BOILERPLATE for k in keep]
+        # Python bools and floats (``tolist``): one conversion per page, not one per block.
+        labels = [CONTENT if k else BOILERPLATE for k in keep.tolist()]
         if model.comments is not None:
             in_box = X[:, feature_names().index("in_comment")] > 0
             rows = np.flatnonzero(in_box & ~keep)
@@ -109,8 +110,8 @@ class LearnedClassifier(Step):
                 said = model.comments.probabilities(X[rows]) >= COMMENT_THRESHOLD
                 for i in rows[said]:
                     labels[i] = CONTENT if self.include_comments else COMMENT
-        for block, label, p in zip(page.blocks, labels, probs):
-            block.set_label(label, float(p), self.name)
+        for block, label, p in zip(page.blocks, labels, probs.tolist()):
+            block.set_label(label, p, self.name)
 
 
 class PageScores(NamedTuple):
