@@ -42,7 +42,7 @@ from lxml import etree
 
 from ...blocks import HEADING_TAGS, Ancestor, name_tokens, subtree_prefixes
 from .comments import PAGE_TAGS, name_comments
-from .pagetype import PAGE_TYPES
+from .pagetype import PAGE_TYPES, TreeScan
 from .region import REGION_NAMES, prose_words, region_columns, subtree_sums
 from .text import text_columns
 
@@ -135,14 +135,18 @@ def feature_names() -> list[str]:
 _ROLE_OR_ITEMPROP = etree.XPath("//@role/.. | //@itemprop/..")
 
 
-def container_paths(page: "Page") -> dict[str, tuple[str, ...]]:
-    """XPaths of the page's content and chrome containers (one attribute scan, one tag scan)."""
+def container_paths(page: "Page", scan: TreeScan | None = None) -> dict[str, tuple[str, ...]]:
+    """XPaths of the page's content and chrome containers (one attribute scan, one tag scan,
+    or ``scan`` when the caller made one for ``PageFacts`` too)."""
     tree = page.root.getroottree()
     found: dict[str, list] = {name: [] for name in CONTENT_CONTAINERS}
     try:
-        for el in page.root.iter("article", "main"):
-            found["in_article" if el.tag == "article" else "in_main"].append(el)
-        for el in _ROLE_OR_ITEMPROP(page.root):
+        tagged = scan.tagged if scan else page.root.iter("article", "main")
+        for el in tagged:
+            tag = el.tag
+            if tag == "article" or tag == "main":
+                found["in_article" if tag == "article" else "in_main"].append(el)
+        for el in scan.marked if scan else _ROLE_OR_ITEMPROP(page.root):
             role, prop = el.get("role"), el.get("itemprop")
             if role == "main":
                 found["in_main"].append(el)
