@@ -123,6 +123,7 @@ def _title_overlap(low: list[str], words: np.ndarray, title: str):
     title_tokens = set(WORD.findall(title.lower()))
     if not title_tokens:
         return share, cover
+    rows, shares, covers = [], [], []  # written into the arrays at once: an item set costs more
     for i in np.flatnonzero(words <= TITLE_MAX_WORDS).tolist():
         text = low[i]
         # A block none of whose title words even occurs in it shares no word with the
@@ -130,6 +131,9 @@ def _title_overlap(low: list[str], words: np.ndarray, title: str):
         if any(map(text.__contains__, title_tokens)):
             btoks = set(WORD.findall(text))
             common = len(btoks & title_tokens)
-            share[i] = common / len(btoks) if btoks else 0.0
-            cover[i] = common / len(title_tokens)
+            rows.append(i)
+            shares.append(common / len(btoks) if btoks else 0.0)
+            covers.append(common / len(title_tokens))
+    share[rows] = shares
+    cover[rows] = covers
     return share, cover
