@@ -1,11 +1,17 @@
-"""Build the compiled segmentation walk (``scrapy_declutter._segment``) where a C compiler is.
+"""Build the compiled parts where a C/C++ compiler is; each has a pure-Python reference.
 
-Everything else is declared in ``setup.cfg``. The extension is ``optional``:
-without a compiler the build goes on without it and the package segments in
-pure Python (``segment.python_segment``), saying so once in a logged warning.
-It is compiled against lxml's public C API (headers from ``lxml.get_include()``,
-lxml being a build requirement) and uses no libxml2 symbol, so it keeps
-working when lxml is upgraded after install.
+- ``scrapy_declutter._segment``, the segmentation walk: compiled against
+  lxml's public C API (headers from ``lxml.get_include()``, lxml being a build
+  requirement) and using no libxml2 symbol, so it keeps working when lxml is
+  upgraded after install. Without it the package segments in pure Python
+  (``segment.python_segment``), saying so once in a logged warning.
+- ``steps.learned._trees`` walks the tree ensembles and ``steps.learned._chains``
+  summarises the blocks' ancestor chains; without them the learned step runs
+  its references (``trees.TreeEnsemble.numpy_leaf_values``,
+  ``features._chains``), which give the same values.
+
+Everything else is declared in ``setup.cfg``. The extensions are ``optional``:
+without a compiler the build goes on without them.
 """
 
 from pathlib import Path
@@ -19,16 +25,22 @@ def extensions() -> list[Extension]:
         import lxml
         from Cython.Build import cythonize
     except ImportError as exc:  # a build without the build requirements: pure Python
-        print(f"scrapy-declutter: not building the compiled walk ({exc})")
+        print(f"scrapy-declutter: not building the compiled parts ({exc})")
         return []
-    walk = Extension("scrapy_declutter._segment", ["scrapy_declutter/_segment.pyx"],
-                     depends=[str(p) for p in Path("scrapy_declutter").glob("_segment_*.pxi")],
-                     include_dirs=lxml.get_include(), optional=True)
-    return cythonize([walk], compiler_directives={"language_level": 3}, quiet=True)
+    learned = "scrapy_declutter/steps/learned"
+    compiled = [
+        Extension("scrapy_declutter._segment", ["scrapy_declutter/_segment.pyx"],
+                  depends=[str(p) for p in Path("scrapy_declutter").glob("_segment_*.pxi")],
+                  include_dirs=lxml.get_include(), optional=True),
+        Extension("scrapy_declutter.steps.learned._trees", [f"{learned}/_trees.pyx"], optional=True),
+        Extension("scrapy_declutter.steps.learned._chains", [f"{learned}/_chains.pyx"],
+                  language="c++", optional=True),
+    ]
+    return cythonize(compiled, compiler_directives={"language_level": 3}, quiet=True)
 
 
 class OptionalBuildExt(build_ext):
-    """Build the compiled walk where this machine can; elsewhere say so and go on without it.
+    """Build the extensions this machine can; say which were not and go on without them.
 
     ``Extension(optional=True)`` alone does not do it: a failing compiler
     surfaces as an error it does not filter (``CalledProcessError``).
@@ -45,8 +57,8 @@ class OptionalBuildExt(build_ext):
             super().build_extension(ext)
         except Exception as exc:  # noqa: BLE001 - any failure to compile means pure Python
             self.failed.add(ext.name)
-            print(f"scrapy-declutter: WARNING: the compiled walk {ext.name} was not built ({exc}); "
-                  "the package will segment in pure Python")
+            print(f"scrapy-declutter: WARNING: {ext.name} was not built ({exc}); "
+                  "the package runs its pure-Python path")
 
 
 setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})

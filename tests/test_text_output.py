@@ -65,6 +65,19 @@ def test_title_heading_step_needs_the_content_right_after_it():
     assert result.text.startswith("Cats\n\nCats are small")
 
 
+def test_title_heading_step_reads_the_first_og_title_that_has_content():
+    from scrapy_declutter.page import Page
+    from scrapy_declutter.steps.title import _og_title
+
+    html = ("<html><head><title>Home</title><meta property='og:title'>"
+            "<meta property='og:title' content='  Cats   and dogs '>"
+            "<meta property='og:title' content='Later'></head><body><p>x</p></body></html>")
+    assert _og_title(Page.from_html(html, "https://pets.example/")) == "Cats and dogs"
+    body = "<body><h1>Cats</h1><meta property='og:title' content='Cats'><p>x</p></body>"
+    assert _og_title(Page.from_html(f"<html>{body}</html>", None)) == "Cats"
+    assert _og_title(Page.from_html("<html><body><p>x</p></body></html>", None)) == ""
+
+
 @pytest.mark.parametrize(("heading", "title", "match"), [
     ("5. Data Structures", "5. Data Structures — Python 3.11.2 documentation", True),
     ("Thoughts on Zig", "Sam Bossley | Thoughts on Zig", True),

@@ -40,10 +40,13 @@ def is_comment_box(tag: str, ident: str, classes: tuple[str, ...]) -> bool:
 @lru_cache(maxsize=8192)
 def names_comments(ident: str, classes: tuple[str, ...]) -> bool:
     """Whether an id or one of the classes names a box of reader comments."""
-    for name in (ident, *classes):
-        if "/" in name:  # a URL used as an id
-            continue
-        low = name.lower()
-        if _COMMENT.search(low) and not _NOT_COMMENT.search(low):
-            return True
-    return False
+    return any(map(name_comments, (ident, *classes)))
+
+
+def name_comments(name: str) -> bool:
+    """Whether one id or class name names a box of reader comments (``features`` memoises
+    it per name, which sites and themes repeat far more than whole class lists)."""
+    if "/" in name:  # a URL used as an id
+        return False
+    low = name.lower()
+    return bool(_COMMENT.search(low)) and not _NOT_COMMENT.search(low)

@@ -25,48 +25,34 @@ every row also holds:
   and the page-type probabilities (``pagetype``), so one model learns that a
   teaser list is the content of a listing and chrome beside an article.
 
-Everything is gathered in one pass over the blocks and turned into NumPy
-arrays; neighbour and group features are array operations.
+Each column is gathered over all the blocks at once (one comprehension or
+C call per column, the text searches once per page in ``text``), then
+neighbour and group features are array operations: a loop computing every
+column block by block cost three times as much.
 """
 
 from __future__ import annotations
 
 import math
-import re
+from operator import attrgetter
 from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 from lxml import etree
 
 from ...blocks import HEADING_TAGS, Ancestor, name_tokens, subtree_prefixes
-from .comments import PAGE_TAGS, names_comments
-from .pagetype import PAGE_TYPES
+from .comments import PAGE_TAGS, name_comments
+from .pagetype import PAGE_TYPES, TreeScan
 from .region import REGION_NAMES, prose_words, region_columns, subtree_sums
+from .text import text_columns
+
+try:
+    from . import _chains as _compiled
+except ImportError:  # built without a compiler: ``_chains`` below, the reference
+    _compiled = None
 
 if TYPE_CHECKING:
     from ...page import Page
-
-#: Phrases of page chrome in many languages' English-speaking templates (short blocks only).
-_CHROME = re.compile(
-    r"©|\(c\)|copyright|all rights reserved|cookie|privacy|terms of (?:use|service)|"
-    r"subscribe|newsletter|sign (?:up|in)|log ?in|follow us|share (?:this|on)|"
-    r"skip to|read more|related|advertis")  # searched in lower-cased text (faster than re.I)
-_WORD = re.compile(r"\w+")
-_MONTHS = (
-    "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|januar|februar|märz|juni|juli|oktober|"
-    "dezember|janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|"
-    "décembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|"
-    "diciembre")
-#: A date or a time in a short block (searched in lower-cased text).
-_DATE = re.compile(
-    r"\b(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|"
-    rf"(?:{_MONTHS})[a-zä]*\.? \d{{1,2}}\b|\d{{1,2}}\.? (?:{_MONTHS})|"
-    r"\d+ (?:hours?|minutes?|days?|weeks?|months?|years?) ago|yesterday|today)")
-#: Scripts written without spaces between words (Chinese, Japanese): their blocks' words
-#: are counted by characters where prose is measured (``region.prose_words``).
-_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")
-#: Datelines are looked for in blocks up to this long.
-DATELINE_MAX_WORDS = 12
 
 #: Ancestor tags that are strong structural hints, one flag each.
 FLAG_TAGS = (
@@ -89,18 +75,8 @@ CONTENT_CONTAINERS = ("in_article", "in_main", "in_article_body", "in_chrome_rol
 GROUP_LEVELS = (1, 2, 3)
 #: Neighbour offsets whose features are copied into the row.
 OFFSETS = (-2, -1, 1, 2)
-_END_PUNCT = tuple(".!?:;\"”'»)")
-_DIGIT = re.compile(r"[0-9]")
 CHROME_ROLES = frozenset("navigation banner contentinfo complementary menu menubar search".split())
 BODY_PROPS = frozenset("articleBody text description reviewBody".split())
-#: Title overlap is computed for blocks up to this long (titles and headings are short).
-TITLE_MAX_WORDS = 30
-#: Chrome phrases are looked for in blocks up to this long.
-CHROME_MAX_WORDS = 40
-#: Blocks up to this long are lower-cased once for the title and chrome features.
-_LOWERED_MAX_WORDS = max(TITLE_MAX_WORDS, CHROME_MAX_WORDS)
-#: Digit share is taken over this many leading characters.
-DIGIT_PREFIX = 80
 #: At most this many containers of one kind are looked at (pages with 500 <article> teasers).
 MAX_CONTAINERS = 50
 #: Id/class names and combinations whose odds a shared memo keeps (a few MB at most).
@@ -115,17 +91,15 @@ BASE_NAMES = [
     "odds_near_mean", "odds_anc_sum", "is_heading", "capital_start", "digit_share",
     "chrome_phrase", "is_date", "in_comment", "markup_text",
 ]  # fmt: skip
-#: What the per-block loop of ``page_features`` gathers, in the order it writes them;
-#: the ``BASE_NAMES`` columns are made from these by name, so neither order can
-#: shift a column of the other.
-GATHERED = (
+#: Block fields read as they are, in the order ``page_features`` reads them.
+NUMBER_FIELDS = (
     "words", "text_chars", "link_density", "text_density", "char_density",
     "markup_chars", "tag_count", "stopword_density", "position", "link_words",
-    "punct_end", "title_share", "title_cover", "depth", "odds_own_max", "odds_own_min",
-    "odds_anc_max", "odds_anc_min", "odds_near_mean", "odds_anc_sum", "is_heading",
-    "capital_start", "digit_share", "chrome_phrase", "is_date", "linked_heading", "unspaced",
-    "markup_text",
 )  # fmt: skip
+_NUMBERS = attrgetter(*NUMBER_FIELDS)
+#: What ``_chains`` reads from each block's ancestors, in the order it writes them.
+CHAIN_FIELDS = ("mask", "odds_own_max", "odds_own_min", "odds_anc_max", "odds_anc_min",
+                "odds_near_mean", "odds_anc_sum")
 CONTEXT_NAMES = ["log_words", "link_density", "text_density", "odds_anc_min",
                  "odds_anc_max", "is_heading", "punct_end", "words_rel_max"]
 PAGE_NAMES = ["page_log_blocks", "page_log_words", "page_link_density", "page_has_article",
@@ -161,14 +135,18 @@ def feature_names() -> list[str]:
 _ROLE_OR_ITEMPROP = etree.XPath("//@role/.. | //@itemprop/..")
 
 
-def container_paths(page: "Page") -> dict[str, tuple[str, ...]]:
-    """XPaths of the page's content and chrome containers (one attribute scan, one tag scan)."""
+def container_paths(page: "Page", scan: TreeScan | None = None) -> dict[str, tuple[str, ...]]:
+    """XPaths of the page's content and chrome containers (one attribute scan, one tag scan,
+    or ``scan`` when the caller made one for ``PageFacts`` too)."""
     tree = page.root.getroottree()
     found: dict[str, list] = {name: [] for name in CONTENT_CONTAINERS}
     try:
-        for el in page.root.iter("article", "main"):
-            found["in_article" if el.tag == "article" else "in_main"].append(el)
-        for el in _ROLE_OR_ITEMPROP(page.root):
+        tagged = scan.tagged if scan else page.root.iter("article", "main")
+        for el in tagged:
+            tag = el.tag
+            if tag == "article" or tag == "main":
+                found["in_article" if tag == "article" else "in_main"].append(el)
+        for el in scan.marked if scan else _ROLE_OR_ITEMPROP(page.root):
             role, prop = el.get("role"), el.get("itemprop")
             if role == "main":
                 found["in_main"].append(el)
@@ -182,22 +160,26 @@ def container_paths(page: "Page") -> dict[str, tuple[str, ...]]:
             for name, els in found.items()}
 
 
-def _own_odds(a: Ancestor, odds: Mapping[str, float], memo: dict) -> tuple[float, float] | None:
-    """Highest and lowest token odds of one element; None when no token has odds.
+def _own_odds(a: Ancestor, odds: Mapping[str, float], memo: dict) -> tuple[tuple | None, bool]:
+    """Highest and lowest token odds of one element (None when no token has odds), and
+    whether one of its names names a comment box (``comments.names_comments``).
 
     Worked out per id or class name and combined: names (``container``,
     ``row``, ``post``) recur across sites far more than their combinations,
     so ``memo`` keeps each name's answer beside the combinations'.
     """
     own = None
+    named = False
     for name in (a.id, *a.classes):
-        got = memo.get(name, _UNSEEN)
-        if got is _UNSEEN:
+        got = memo.get(name)
+        if got is None:
             vals = [odds[t] for t in name_tokens(name) if t in odds]
-            got = memo[name] = (max(vals), min(vals)) if vals else None
-        if got is not None:
-            own = got if own is None else (max(own[0], got[0]), min(own[1], got[1]))
-    return own
+            got = memo[name] = ((max(vals), min(vals)) if vals else None, name_comments(name))
+        pair, comment = got
+        named = named or comment
+        if pair is not None:
+            own = pair if own is None else (max(own[0], pair[0]), min(own[1], pair[1]))
+    return own, named
 
 
 def _chain(ancestors, odds, cache, memo):
@@ -224,7 +206,7 @@ def _chain(ancestors, odds, cache, memo):
             key = (a.id, a.classes)
             got = memo.get(key, _UNSEEN)  # one lookup: another thread may empty the memo
             if got is _UNSEEN:
-                got = memo[key] = (_own_odds(a, odds, memo), names_comments(a.id, a.classes))
+                got = memo[key] = _own_odds(a, odds, memo)
             own, named = got
             if own is not None:
                 own_hi, own_lo = own
@@ -235,6 +217,42 @@ def _chain(ancestors, odds, cache, memo):
         result = (mask, hi, lo, total, own_hi, own_lo)
         cache[id(a)] = result
     return result
+
+
+def chain_columns(ancestry: list, odds: Mapping[str, float], memo: dict) -> np.ndarray:
+    """The ``CHAIN_FIELDS`` of each block, from its ancestors (one row per block).
+
+    The compiled ``_chains`` where the package was built with a compiler
+    (a third of the time of the rest of the features before it), else the
+    pure-Python ``_chains``; the two give the same values.
+    """
+    if _compiled is None:
+        return _chains(ancestry, odds, memo)
+    return _compiled.chains(ancestry, odds, memo, _own_odds, _FLAG_BIT, _COMMENT_BIT, PAGE_TAGS)
+
+
+def _chains(ancestry: list, odds: Mapping[str, float], memo: dict) -> np.ndarray:
+    """``chain_columns`` in Python: the reference of the compiled walk.
+
+    The near mean averages the block element's own odds with its parent's,
+    over those that have any.
+    """
+    cache: dict[int, tuple] = {}
+    rows = []
+    for ancestors in ancestry:
+        if not ancestors:
+            rows.append((0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
+            continue
+        # Chain above the block's own element, then the element itself.
+        mask, hi, lo, total, own_hi, own_lo = _chain(ancestors, odds, cache, memo)
+        parent = cache.get(id(ancestors[-2])) if len(ancestors) > 1 else None
+        near = own_hi + own_lo
+        count = 2 if own_hi or own_lo else 0
+        if parent is not None and (parent[4] or parent[5]):
+            near += parent[4] + parent[5]
+            count += 2
+        rows.append((mask, own_hi, own_lo, hi, lo, near / count if count else 0.0, total))
+    return np.array(rows, dtype=np.float64)
 
 
 def page_features(
@@ -261,80 +279,38 @@ def page_features(
     if n == 0:
         return np.zeros((0, len(feature_names())), dtype=np.float32)
     odds = odds or {}
-    title_tokens = set(_WORD.findall(page.title.lower()))
     if containers is None:
         containers = container_paths(page)
     present = [(k, subtree_prefixes(v)) for k, v in enumerate(containers.values()) if v]
     has_article = any(k == 0 for k, _ in present)
     has_main = any(k == 1 for k, _ in present)
 
-    cache: dict[int, tuple] = {}
     if memo is None:
         memo = {}
     elif len(memo) > ODDS_MEMO_MAX:
         memo.clear()
-    # One flat list, not a tuple per block: a tuple that lives to the end of the
-    # page is one more object for every garbage-collector pass to walk.
-    rows: list[float] = []
-    masks = []
+    # Each column in one pass over the blocks (a comprehension or one C call), then NumPy:
+    # a loop doing all of them per block cost three times as much.
+    col = dict(zip(NUMBER_FIELDS, np.array(list(map(_NUMBERS, blocks)), dtype=np.float64).T))
+    ancestry = [b.ancestors for b in blocks]
+    chains = chain_columns(ancestry, odds, memo)
+    mask_array = chains[:, 0].astype(np.int64)
+    col.update(zip(CHAIN_FIELDS[1:], chains[:, 1:].T))
+    tags = [b.tag for b in blocks]
+    xpaths = [b.xpath for b in blocks]
+    col["depth"] = np.array([x.count("/") for x in xpaths], dtype=np.float64)
     cont = np.zeros((n, len(CONTENT_CONTAINERS)))
-    tag_onehot = np.zeros((n, len(TAG_GROUPS)))
-    for i, b in enumerate(blocks):
-        ancestors = b.ancestors
-        if ancestors:
-            # Chain above the block's own element, then the element itself.
-            mask, hi, lo, total, own_hi, own_lo = _chain(ancestors, odds, cache, memo)
-            parent = cache.get(id(ancestors[-2])) if len(ancestors) > 1 else None
-            near = own_hi + own_lo
-            count = 2 if own_hi or own_lo else 0
-            if parent is not None and (parent[4] or parent[5]):
-                near += parent[4] + parent[5]
-                count += 2
-        else:
-            mask, hi, lo, total, own_hi, own_lo, near, count = 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0
-        masks.append(mask)
-        group = _TAG_GROUP.get(b.tag)
-        if group is not None:
-            tag_onehot[i, group] = 1.0
-        xpath = b.xpath
-        depth = xpath.count("/")
-        if present:
-            probe = xpath + "/"
-            for k, prefixes in present:
-                if probe.startswith(prefixes):
-                    cont[i, k] = 1.0
-        text = b.text
-        low = text.lower() if b.words <= _LOWERED_MAX_WORDS else ""
-        # A block none of whose title words even occurs in it shares no word with the
-        # title: the substring test spares most blocks the tokenising.
-        if title_tokens and b.words <= TITLE_MAX_WORDS and any(map(low.__contains__, title_tokens)):
-            btoks = set(_WORD.findall(low))
-            common = len(btoks & title_tokens)
-            t_share = common / len(btoks) if btoks else 0.0
-            t_cover = common / len(title_tokens)
-        else:
-            t_share = t_cover = 0.0
-        head = text[:DIGIT_PREFIX]
-        digits = len(_DIGIT.findall(head))
-        is_heading = b.tag in HEADING_TAGS
-        rows.extend((  # in GATHERED order
-            b.words, b.text_chars, b.link_density, b.text_density, b.char_density,
-            b.markup_chars, b.tag_count, b.stopword_density, b.position, b.link_words,
-            1.0 if text.endswith(_END_PUNCT) else 0.0, t_share, t_cover,
-            depth, own_hi, own_lo, hi, lo, near / count if count else 0.0, total,
-            1.0 if is_heading else 0.0, 1.0 if text[:1].isupper() else 0.0,
-            digits / len(head),
-            1.0 if b.words <= CHROME_MAX_WORDS and _CHROME.search(low) else 0.0,
-            # Every date the pattern finds has a digit, but "today" and "yesterday".
-            1.0 if b.words <= DATELINE_MAX_WORDS and (digits or "day" in low)
-            and _DATE.search(low) else 0.0,
-            1.0 if is_heading and b.link_density > 0.5 else 0.0,
-            1.0 if _UNSPACED.search(head) else 0.0,
-            # HTML shown as text: what <noscript> holds in a parser that runs no scripts.
-            1.0 if "</" in head or head.startswith("<") else 0.0,
-        ))
-    gathered = np.array(rows, dtype=np.float64).reshape(n, len(GATHERED))
-    col = {name: gathered[:, k] for k, name in enumerate(GATHERED)}
+    if present:
+        probes = [x + "/" for x in xpaths]
+        for k, prefixes in present:
+            cont[:, k] = [p.startswith(prefixes) for p in probes]
+    tag_onehot = np.zeros((n, len(TAG_GROUPS) + 1))  # the last column: no group
+    tag_onehot[np.arange(n), [_TAG_GROUP.get(t, -1) for t in tags]] = 1.0
+    tag_onehot = tag_onehot[:, :-1]
+    is_heading = np.array([t in HEADING_TAGS for t in tags], dtype=np.float64)
+    col["is_heading"] = is_heading
+    col["linked_heading"] = ((is_heading > 0) & (col["link_density"] > 0.5)).astype(np.float64)
+    col.update(text_columns([b.text for b in blocks], col["words"], page.title))
     words = col.pop("words").copy()
     link_words = col.pop("link_words").copy()
     total = words.sum() or 1.0
@@ -346,7 +322,6 @@ def page_features(
     col["words_before"] = (np.cumsum(words) - words) / total
     col["words_share"] = words / total
     col["words_rel_max"] = words / (words.max() or 1.0)
-    mask_array = np.array(masks, dtype=np.int64)
     col["in_comment"] = ((mask_array & _COMMENT_BIT) > 0).astype(np.float64)
     base = np.column_stack([col[name] for name in BASE_NAMES])
     flags = ((mask_array[:, None] >> np.arange(len(FLAG_TAGS))) & 1).astype(np.float64)
@@ -355,7 +330,6 @@ def page_features(
 
     # Subtrees are told apart by their root's Ancestor record: segmentation
     # makes one per element, shared by every block below it.
-    ancestry = [b.ancestors for b in blocks]
     level_ids = [[id(a[-1 - level]) if len(a) > level else 0 for a in ancestry]
                  for level in GROUP_LEVELS]
     sums = subtree_sums(level_ids, words, link_words, prose, col["is_date"], col["linked_heading"])

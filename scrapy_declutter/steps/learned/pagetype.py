@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -98,6 +98,9 @@ _PHRASES = {
 _DATE = re.compile(r"\b(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2}|"
                    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2})\b")
 _ITEMTYPES = etree.XPath("//@itemtype")
+#: The attributes ``container_paths`` and ``PageFacts`` read, in one scan: each
+#: ``//@name`` costs a walk of the whole tree in libxml2.
+_MARK_ATTRIBUTES = etree.XPath("//@role | //@itemprop | //@itemtype")
 #: Lines up to this many characters are looked at for prices, carts, forum words, dates.
 SHORT_LINE = 80
 #: At most this many JSON-LD scripts and microdata types are read.
@@ -114,13 +117,14 @@ class PageFacts:
     tag_counts: tuple[int, ...]
 
     @classmethod
-    def of(cls, page: "Page") -> "PageFacts":
+    def of(cls, page: "Page", scan: "TreeScan | None" = None) -> "PageFacts":
+        """The facts of a page, from ``scan`` when the caller made one (``tree_scan``)."""
         root = page.root
         types: list[str] = []
         counts = dict.fromkeys(COUNTED_TAGS, 0)
         og = generator = ""
         try:  # one walk over the few tags that matter, one attribute scan
-            for el in root.iter("script", "meta", *COUNTED_TAGS):
+            for el in scan.tagged if scan else root.iter(*SCANNED_TAGS):
                 tag = el.tag
                 if tag == "script":
                     if el.text and (el.get("type") or "").lower() == "application/ld+json":
@@ -132,11 +136,49 @@ class PageFacts:
                         generator = el.get("content") or ""
                 else:
                     counts[tag] += 1
-            types += [v.rsplit("/", 1)[-1] for v in _ITEMTYPES(root)[:MAX_TYPES]]
+            itemtypes = scan.itemtypes if scan else _ITEMTYPES(root)
+            types += [v.rsplit("/", 1)[-1] for v in itemtypes[:MAX_TYPES]]
         except Exception:  # noqa: BLE001 - a malformed tree gives no facts, not an error
             pass
         return cls(tuple(t.lower() for t in types[:MAX_TYPES]), og.lower(), generator.lower(),
                    tuple(counts.values()))
+
+
+#: The tags ``PageFacts`` walks over (``COUNTED_TAGS`` holds ``article`` and ``main``, which
+#: ``features.container_paths`` looks for too).
+SCANNED_TAGS = ("script", "meta", *COUNTED_TAGS)
+
+
+class TreeScan(NamedTuple):
+    """What ``PageFacts.of`` and ``features.container_paths`` read from a page's tree,
+    gathered once for both (``tree_scan``): they walk the same tags and scan the same
+    kind of attributes, and each walk of the tree costs about as much as the other."""
+
+    #: The elements of ``SCANNED_TAGS``, in document order.
+    tagged: list
+    #: The elements with a ``role`` or an ``itemprop``, in document order, each once.
+    marked: list
+    #: The ``itemtype`` values, in document order.
+    itemtypes: list
+
+
+def tree_scan(page: "Page") -> TreeScan:
+    """One walk over ``SCANNED_TAGS`` and one attribute scan of the page's tree.
+
+    Attributes come in document order, an element's own before its
+    children's, so an element's role and itemprop are next to each other.
+    """
+    marked, itemtypes = [], []
+    last = None
+    for attr in _MARK_ATTRIBUTES(page.root):
+        if attr.attrname == "itemtype":
+            itemtypes.append(attr)
+        else:
+            el = attr.getparent()
+            if el is not last:
+                marked.append(el)
+                last = el
+    return TreeScan(list(page.root.iter(*SCANNED_TAGS)), marked, itemtypes)
 
 
 def vector_names() -> list[str]:

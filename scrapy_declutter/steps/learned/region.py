@@ -140,17 +140,15 @@ def _same_kind_siblings(blocks: Sequence[Block], depth: np.ndarray, top: int,
             if box.classes or box.tag in SECTION_TAGS:
                 kinds.append((top - up, box, anc[-2 - level]))
     found = np.zeros(len(blocks), dtype=bool)
-    if not kinds:
-        return found
-    for i, (b, d) in enumerate(zip(blocks, depth.tolist())):
-        a = b.ancestors
-        for box_depth, box, parent in kinds:
-            k = int(d) - box_depth
-            if 0 <= k < len(a) - 1 and a[-2 - k] is parent:
-                other = a[-1 - k]
-                if other is not box and other.tag == box.tag and other.classes == box.classes:
-                    found[i] = True
-                    break
+    ancestry = [b.ancestors for b in blocks]
+    depths = depth.astype(np.intp).tolist()
+    # One comprehension per kind of box (at most three) rather than a loop per block.
+    for box_depth, box, parent in kinds:
+        tag, classes = box.tag, box.classes
+        found |= np.array([
+            0 <= (k := d - box_depth) < len(a) - 1 and a[-2 - k] is parent
+            and (other := a[-1 - k]) is not box and other.tag == tag and other.classes == classes
+            for a, d in zip(ancestry, depths)], dtype=bool)
     return found
 
 

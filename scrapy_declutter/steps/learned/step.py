@@ -101,7 +101,8 @@ class LearnedClassifier(Step):
             smoothing=self._param(model, "smoothing", d.SMOOTHING),
             heading_floor=self._param(model, "heading_floor", d.HEADING_FLOOR),
         )
-        labels = [CONTENT if k else BOILERPLATE for k in keep]
+        # Python bools and floats (``tolist``): one conversion per page, not one per block.
+        labels = [CONTENT if k else BOILERPLATE for k in keep.tolist()]
         if model.comments is not None:
             in_box = X[:, feature_names().index("in_comment")] > 0
             rows = np.flatnonzero(in_box & ~keep)
@@ -109,8 +110,8 @@ class LearnedClassifier(Step):
                 said = model.comments.probabilities(X[rows]) >= COMMENT_THRESHOLD
                 for i in rows[said]:
                     labels[i] = CONTENT if self.include_comments else COMMENT
-        for block, label, p in zip(page.blocks, labels, probs):
-            block.set_label(label, float(p), self.name)
+        for block, label, p in zip(page.blocks, labels, probs.tolist()):
+            block.set_label(label, p, self.name)
 
 
 class PageScores(NamedTuple):
@@ -131,12 +132,20 @@ def score_page(model: "BlockModel", page: "Page", *, facts: "PageFacts | None" =
     ``facts`` and ``containers`` are read from the page's tree when not
     given (training computes them once, before it drops the tree).
     """
-    from .features import page_features
-    from .pagetype import PageFacts, page_vector
+    from .features import container_paths, page_features
+    from .pagetype import PageFacts, page_vector, tree_scan
 
+    scan = None
+    if containers is None or (facts is None and model.page_types):
+        try:  # one walk of the tree for both readers
+            scan = tree_scan(page)
+        except Exception:  # noqa: BLE001 - each reader then walks (and fails) on its own
+            pass
     types = None
     if model.page_types:
-        types = model.type_probabilities(page_vector(page, facts or PageFacts.of(page)))
+        types = model.type_probabilities(page_vector(page, facts or PageFacts.of(page, scan)))
+    if containers is None:
+        containers = container_paths(page, scan)
     X = page_features(page, model.odds, containers, memo=model.odds_memo, page_type=types)
     return PageScores(types, X, model.trees.probabilities(X))
 

@@ -1,0 +1,80 @@
+"""The text columns of the learned features, computed over all blocks at once (``text``),
+against the same definitions applied one block at a time."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from conftest import wcxb_page
+
+from scrapy_declutter.page import Page
+from scrapy_declutter.steps.learned import text as T
+
+BUNDLED = ("0082", "0540", "0619", "0688", "2860")
+
+
+def _one_by_one(texts, words, title):
+    """Each column as its definition reads, block by block (the reference)."""
+    title_tokens = set(T.WORD.findall(title.lower()))
+    rows = []
+    for text, w in zip(texts, words):
+        low = text.lower() if w <= T.CHROME_MAX_WORDS else ""
+        head = text[:T.DIGIT_PREFIX]
+        digits = len(re.findall(r"[0-9]", head))
+        share = cover = 0.0
+        if title_tokens and w <= T.TITLE_MAX_WORDS:
+            btoks = set(T.WORD.findall(low))
+            common = len(btoks & title_tokens)
+            share = common / len(btoks) if btoks else 0.0
+            cover = common / len(title_tokens)
+        rows.append({
+            "punct_end": float(text.endswith(tuple(".!?:;\"”'»)"))),
+            "title_share": share, "title_cover": cover,
+            "capital_start": float(text[:1].isupper()),
+            "digit_share": digits / len(head),
+            "chrome_phrase": float(bool(w <= T.CHROME_MAX_WORDS and T.CHROME.search(low))),
+            # Dates are looked for where the head has a digit or the text says "day".
+            "is_date": float(bool(w <= T.DATELINE_MAX_WORDS and (digits or "day" in low)
+                                  and T.DATE.search(low))),
+            "unspaced": float(bool(re.search(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]", head))),
+            "markup_text": float("</" in head or head.startswith("<")),
+        })
+    return {name: np.array([r[name] for r in rows]) for name in T.TEXT_COLUMNS}
+
+
+def _check(texts, title):
+    words = np.array([len(t.split()) for t in texts], dtype=np.float64)
+    got = T.text_columns(texts, words, title)
+    want = _one_by_one(texts, words, title)
+    assert list(got) == list(T.TEXT_COLUMNS)
+    for name in T.TEXT_COLUMNS:
+        assert np.array_equal(got[name], want[name]), name
+
+
+def test_searches_over_joined_texts_never_span_two_blocks_nor_miss_one():
+    texts = [
+        "Posted 3 hours", "ago by the editor",  # a date only if read across the two
+        "12", ":30 in the afternoon",  # a time only if read across
+        "Related", "Read more", "sign", "up now", "© 2024", "Today at noon",
+        "Budget approved after long debate", "budget", "Mar 3", "3 March", "2024-01-05",
+        "ΟΔΟΣ ΣΕΛΙΔΑΣ", "İstanbul'da bugün", "日本語の記事です", "中文", "<p>shown</p>", "a </b>",
+        "Ends here.", "“Quoted”", "x" * 200 + " 2024-01-05", "Cookie policy and privacy",
+    ]
+    _check(texts, "Budget approved after long debate")
+    _check(texts, "")
+    _check(["only one block, 10:45"], "One")
+
+
+@pytest.mark.parametrize("file_id", BUNDLED)
+def test_text_columns_equal_the_block_by_block_definitions_on_bundled_pages(file_id):
+    html, truth = wcxb_page(file_id)
+    page = Page.from_html(html, truth.get("url"))
+    texts = [b.text for b in page.blocks]
+    words = np.array([b.words for b in page.blocks], dtype=np.float64)
+    got = T.text_columns(texts, words, page.title)
+    want = _one_by_one(texts, words, page.title)
+    for name in T.TEXT_COLUMNS:
+        assert np.array_equal(got[name], want[name]), name
+    assert got["title_cover"].max() > 0  # the page's title is found in its heading

@@ -1,0 +1,146 @@
+"""The compiled tree walk (``_trees``) and chain walk (``_chains``) against their references.
+
+The NumPy tree walk and the Python ``features._chains`` are the references
+(they run where the package was built without a compiler); the compiled ones
+must give the very same values, so every score, label and text stays bit
+for bit the same.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import wcxb_page
+
+from scrapy_declutter.page import Page
+from scrapy_declutter.steps.learned import features, trees
+from scrapy_declutter.steps.learned.features import page_features
+from scrapy_declutter.steps.learned.model import _joined, load_model
+from scrapy_declutter.steps.learned.trees import TreeEnsemble
+
+needs_compiled = pytest.mark.skipif(trees._compiled is None,
+                                    reason="the compiled tree walk was not built (no compiler)")
+BUNDLED = ("0082", "0540", "0619", "0688", "2860")
+
+
+@pytest.fixture(scope="module")
+def model():
+    return load_model()
+
+
+def _ensembles(model):
+    return {"blocks": model.trees, "comments": model.comments,
+            "page types": _joined(model.page_types)[0]}
+
+
+@needs_compiled
+@pytest.mark.parametrize("which", ["blocks", "comments", "page types"])
+def test_compiled_walk_equals_numpy_on_random_rows_with_missing_values(model, which):
+    t = _ensembles(model)[which]
+    rng = np.random.default_rng(7)
+    X = rng.normal(scale=3.0, size=(333, int(t.feature.max()) + 1)).astype(np.float32)
+    X[rng.random(X.shape) < 0.1] = np.nan  # missing values go the way each split says
+    X[rng.random(X.shape) < 0.1] = 0.0  # values on common thresholds
+    got = t.leaf_values(X)
+    assert np.array_equal(got, t.numpy_leaf_values(X))
+    assert np.array_equal(t.raw_scores(X), t.numpy_leaf_values(X).sum(axis=1) + t.base)
+
+
+@needs_compiled
+@pytest.mark.parametrize("file_id", BUNDLED)
+def test_compiled_walk_equals_numpy_on_bundled_pages(model, file_id):
+    html, truth = wcxb_page(file_id)
+    X = page_features(Page.from_html(html, truth.get("url")), model.odds)
+    assert X.dtype == np.float32 and len(X) > 5
+    assert np.array_equal(model.trees.leaf_values(X), model.trees.numpy_leaf_values(X))
+
+
+@needs_compiled
+def test_compiled_walk_stops_at_the_depth_the_numpy_walk_does():
+    # A chain of three splits in a model that says depth 2: both walks stop after two.
+    t = TreeEnsemble(feature=np.zeros(7, int), threshold=np.array([10.0, 1.0, 0, 2.0, 0, 0, 0]),
+                     left=np.array([1, 2, 2, 4, 4, 5, 6]), right=np.array([5, 3, 2, 6, 4, 5, 6]),
+                     value=np.arange(7, dtype=float), missing_left=np.ones(7, bool),
+                     roots=np.array([0]), base=0.0, depth=2)
+    X = np.array([[20.0], [5.0], [1.5], [0.5], [-1.0], [np.nan]], dtype=np.float32)
+    assert np.array_equal(t.leaf_values(X), t.numpy_leaf_values(X))
+    assert t.leaf_values(X)[:, 0].tolist() == [5.0, 3.0, 3.0, 2.0, 2.0, 2.0]
+
+
+@needs_compiled
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_float64_and_integer_rows_walk_as_numpy_reads_them(model, dtype):
+    # The page-type vector is float64: narrowing it to float32 could flip a split.
+    t = _joined(model.page_types)[0]
+    rng = np.random.default_rng(5)
+    X = rng.normal(scale=1e3, size=(40, int(t.feature.max()) + 1)).astype(dtype)
+    assert np.array_equal(t.leaf_values(X), t.numpy_leaf_values(X))
+
+
+def test_builds_without_a_compiler_walk_in_numpy(model, monkeypatch):
+    X = np.random.default_rng(3).normal(size=(20, len(model.feature_names))).astype(np.float32)
+    want = model.trees.leaf_values(X)
+    monkeypatch.setattr(trees, "_compiled", None)
+    assert np.array_equal(model.trees.leaf_values(X), want)
+
+
+@needs_compiled
+def test_compiled_walk_refuses_rows_narrower_than_the_features_it_reads(model):
+    from scrapy_declutter.errors import ModelError
+
+    with pytest.raises(ModelError):
+        model.trees.leaf_values(np.zeros((3, 4), dtype=np.float32))
+
+
+needs_compiled_chains = pytest.mark.skipif(
+    features._compiled is None, reason="the compiled chain walk was not built (no compiler)")
+COMMENTS_PAGE = (
+    "<html><body><div id='page' class='site wrap'><header class='masthead'><nav><a href='/'>Home"
+    "</a></nav></header><main><article class='post entry-content'><h1>A title here</h1>"
+    + "".join(f"<p class='lead'>Paragraph {i} of the story, long enough to read as text.</p>"
+              for i in range(4))
+    + "</article><section id='comments' class='comments-area'><ol class='comment-list'>"
+    "<li class='comment'><div class='comment-body'><p>First!</p></div></li>"
+    "<li class='comment'><div class='comment-body'><p>I agree with the article.</p></div></li>"
+    "</ol><div id='respond'><h3>Leave a reply</h3></div></section></main>"
+    "<aside class='sidebar widget-area'><ul><li><a href='/a'>Latest one</a></li></ul></aside>"
+    "<footer class='site-footer'><p>© 2026</p></footer></div></body></html>"
+)
+
+
+def _ancestry(html, url):
+    return [b.ancestors for b in Page.from_html(html, url).blocks]
+
+
+@needs_compiled_chains
+@pytest.mark.parametrize("file_id", BUNDLED)
+def test_compiled_chains_equal_the_python_reference_on_bundled_pages(model, file_id):
+    html, truth = wcxb_page(file_id)
+    ancestry = _ancestry(html, truth.get("url"))
+    want = features._chains(ancestry, model.odds, {})
+    assert np.array_equal(features.chain_columns(ancestry, model.odds, {}), want)
+    # With a memo the other path filled first, and then with the same memo again.
+    memo: dict = {}
+    features._chains(ancestry, model.odds, memo)
+    assert np.array_equal(features.chain_columns(ancestry, model.odds, memo), want)
+    assert np.array_equal(features.chain_columns(ancestry, model.odds, memo), want)
+
+
+@needs_compiled_chains
+def test_compiled_chains_mark_comment_boxes_flags_and_blocks_without_ancestors(model):
+    ancestry = _ancestry(COMMENTS_PAGE, "https://example.com/post")
+    ancestry = ancestry + [()]  # a block with no ancestor record gets a row of zeros
+    got = features.chain_columns(ancestry, model.odds, {})
+    assert np.array_equal(got, features._chains(ancestry, model.odds, {}))
+    assert not got[-1].any()
+    in_comment = (got[:, 0].astype(int) & features._COMMENT_BIT) > 0
+    assert 0 < in_comment.sum() < len(ancestry) - 1
+    assert (got[:, 3] >= got[:, 4]).all() and got[:, 3].max() > 0 > got[:, 4].min()
+
+
+def test_features_without_the_compiled_chains_are_the_same(model, monkeypatch):
+    html, truth = wcxb_page("0540")
+    page = Page.from_html(html, truth.get("url"))
+    want = page_features(page, model.odds, memo={})
+    monkeypatch.setattr(features, "_compiled", None)
+    assert np.array_equal(page_features(page, model.odds, memo={}), want)
