@@ -18,7 +18,7 @@ check it, and docs/layout.md lists them):
 """
 
 from .api import extract
-from .blocks import BOILERPLATE, COMMENT, CONTENT, Block
+from .blocks import BOILERPLATE, COMMENT, CONTENT, Block, SiteReason
 from .errors import (
     DeclutterError,
     MissingExtraError,
@@ -81,6 +81,7 @@ __all__ = [
     "Result",
     "SettingsError",
     "SiteDecisions",
+    "SiteReason",
     "SiteStep",
     "StoreError",
     "StoreUnavailableError",

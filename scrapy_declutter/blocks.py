@@ -57,6 +57,32 @@ class Ancestor(NamedTuple):
     classes: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class SiteReason:
+    """Why site learning relabelled a block: the rule and the evidence it went on.
+
+    A typed field rather than a note in a dict, so the inspect report and a
+    caller read the same thing. ``rule`` is the deciding step's name
+    (``site-template``, ``site-ngram``, ``site-supervised``); ``pages`` is on
+    how many of the site's ``of_pages`` pages the block's text was seen (the
+    template's evidence); ``bits`` is the n-gram classifier's log-odds, keep
+    over discard (its evidence).
+    """
+
+    rule: str
+    pages: int = 0
+    of_pages: int = 0
+    bits: float = 0.0
+
+    def describe(self) -> str:
+        """One line for reports: what was seen, or what the classifier said."""
+        if self.rule.endswith("template"):
+            return f"{self.rule}: text seen on {self.pages} of the site's {self.of_pages} pages"
+        if self.rule.endswith("ngram"):
+            return f"{self.rule}: the site's n-gram classifier, {self.bits:+.1f} bits keep over discard"
+        return f"{self.rule}: labelled by the user's selector or markers"
+
+
 @dataclass(slots=True, eq=False)
 class Block:
     """One box of text with its features and its current label.
@@ -112,6 +138,8 @@ class Block:
     links: tuple[tuple[str, str], ...] = ()
     #: (alt text, src) of the block's images, in order; ``data:`` URIs left out.
     images: tuple[tuple[str, str], ...] = ()
+    #: Set by the site step when site learning relabelled the block (None otherwise).
+    site_reason: SiteReason | None = None
 
     @property
     def is_content(self) -> bool:

@@ -58,6 +58,7 @@ summary .n{color:var(--mute);font-size:12px;min-width:34px;text-align:right}
  color:#fff;white-space:nowrap}
 li.content .lab{background:var(--c)}li.boilerplate .lab{background:var(--b)}
 .st,.tg{font-size:12px;color:var(--mute);white-space:nowrap}
+.sr{font-size:11px;font-weight:700;color:#e67700;white-space:nowrap}
 .tx{flex:1;overflow-wrap:anywhere}
 table.f{margin:4px 8px 8px 50px;border-collapse:collapse;font-size:12px}
 table.f th{text-align:left;font-weight:600;padding:1px 12px 1px 0;color:var(--mute);
@@ -111,6 +112,8 @@ def _features(block: "Block") -> str:
         ("id/class tokens", escape(" ".join(dict.fromkeys(block.tokens()))) or "—"),
         ("decisions", escape(" → ".join(f"{s}: {lab}" for s, lab in block.trail)) or "—"),
     ]
+    if block.site_reason is not None:
+        rows.append(("site learning", escape(block.site_reason.describe())))
     for name in OPTIONAL_FEATURES:
         value = getattr(block, name)
         if value is not None:
@@ -126,7 +129,9 @@ def _block(block: "Block") -> str:
         f'<span class="n">{block.index}</span>'
         f'<span class="lab">{label} {block.score:.2f}</span>'
         f'<span class="st">{escape(block.step or "unlabelled")}</span>'
-        f'<span class="tg">&lt;{escape(block.tag)}&gt;</span>'
+        + (f'<span class="sr" title="{escape(block.site_reason.describe())}">site</span>'
+           if block.site_reason is not None else "")
+        + f'<span class="tg">&lt;{escape(block.tag)}&gt;</span>'
         f'<span class="tx">{escape(block.text)}</span>'
         f"</summary>{_features(block)}</details></li>"
     )

@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping, Sequence
 
-from ..blocks import BOILERPLATE, CONTENT, Block
+from ..blocks import BOILERPLATE, CONTENT, Block, SiteReason
 from .model import MIN_PAGES, TEMPLATE_SHARE, SiteModel, fingerprint
 from .ngram import DISCARD, KEEP, prepare
 
@@ -157,6 +157,7 @@ class SiteLearner:
             lesson.supervised = True
             for b, keep in zip(page.blocks, supervised):
                 b.set_label(CONTENT if keep else BOILERPLATE, float(keep), SUPERVISED_STEP)
+                b.site_reason = SiteReason(SUPERVISED_STEP)
                 teach(KEEP if keep else DISCARD, b.text)
             return lesson
         if model is None:
@@ -180,9 +181,10 @@ class SiteLearner:
         clf = model.classifier
         can_vote = self.vote and clf.ready(self.min_examples) and (
             model.supervised > 0 or not self.vote_needs_supervision)
-        for b, is_template in zip(page.blocks, template):
+        for b, fp, is_template in zip(page.blocks, lesson.fingerprints, template):
             if is_template and not (keep_content and b.is_content):
                 b.set_label(BOILERPLATE, 0.0, TEMPLATE_STEP)
+                b.site_reason = SiteReason(TEMPLATE_STEP, model.fingerprints[fp], model.pages)
                 lesson.template += 1
                 teach(DISCARD, b.text)
                 continue
@@ -192,6 +194,7 @@ class SiteLearner:
                 if abs(verdict.log_odds) >= self.vote_bits * len(b.text):
                     b.set_label(CONTENT if verdict.category == KEEP else BOILERPLATE,
                                 verdict.p_keep, NGRAM_STEP)
+                    b.site_reason = SiteReason(NGRAM_STEP, bits=verdict.log_odds)
                     lesson.voted += 1
             elif conf >= self.confident_margin:
                 teach(KEEP if b.is_content else DISCARD, b.text)

@@ -58,6 +58,7 @@ class HeldPage:
         """Put the generic steps' labels back on the page's blocks, before the site step reruns."""
         for block, (label, score, step, trail) in zip(self.page.blocks, self.labels):
             block.label, block.score, block.step = label, score, step
+            block.site_reason = None
             del block.trail[trail:]
         return self.page
 
