@@ -17,6 +17,7 @@ built. Both give the same leaf values, so every score is bit for bit the same.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -110,21 +111,15 @@ class TreeEnsemble:
             node = w.children.take(node + right)
         return w.value.take(node)
 
-    @property
+    # Built on first use and kept: ``cached_property`` writes the instance's
+    # ``__dict__`` directly, which a frozen dataclass allows.
+    @cached_property
     def _walk(self) -> "_Walk":
-        cached = self.__dict__.get("_walk_cache")
-        if cached is None:
-            cached = _Walk.of(self)
-            object.__setattr__(self, "_walk_cache", cached)
-        return cached
+        return _Walk.of(self)
 
-    @property
+    @cached_property
     def _c_arrays(self) -> "_CArrays":
-        cached = self.__dict__.get("_c_cache")
-        if cached is None:
-            cached = _CArrays.of(self)
-            object.__setattr__(self, "_c_cache", cached)
-        return cached
+        return _CArrays.of(self)
 
     def probabilities(self, X: np.ndarray) -> np.ndarray:
         """P(content) of each row."""
