@@ -86,12 +86,15 @@ def visible_date(root: etree._Element, url: str | None = None) -> str | None:
     except ImportError:  # pragma: no cover - an install without it dates from markup only
         return None
     source = etree.tostring(root, encoding="unicode")
-    if len(source) > EXTENSIVE_MAX_CHARS:
-        return iso_date(find_date(source, extensive_search=False, original_date=True, url=url))
-    found = iso_date(find_date(source, extensive_search=True, original_date=True, url=url))
-    if found is not None and found.endswith("-01-01"):
+
+    def search(extensive: bool) -> str | None:
+        return iso_date(find_date(source, extensive_search=extensive, original_date=True, url=url))
+
+    extensive = len(source) <= EXTENSIVE_MAX_CHARS
+    found = search(extensive)
+    if extensive and found is not None and found.endswith("-01-01"):
         # The extensive search's last resort is a copyright line's year, given as 1
         # January ("Copyright 2026" on an undated page): no publication date. A page
         # really dated 1 January that says so in its markup or URL keeps it.
-        found = iso_date(find_date(source, extensive_search=False, original_date=True, url=url))
+        found = search(False)
     return found
