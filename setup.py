@@ -6,9 +6,11 @@
   upgraded after install. Without it the package segments in pure Python
   (``segment.python_segment``), saying so once in a logged warning.
 - ``steps.learned._trees`` walks the tree ensembles and ``steps.learned._chains``
-  summarises the blocks' ancestor chains; without them the learned step runs
-  its references (``trees.TreeEnsemble.numpy_leaf_values``,
-  ``features._chains``), which give the same values.
+  summarises the blocks' ancestor chains, ``steps.learned._scan`` counts the
+  tags and notes the attributes the page-type facts read (over lxml's public C
+  API, as ``_segment``); without them the learned step runs its references
+  (``trees.TreeEnsemble.numpy_leaf_values``, ``features._chains``,
+  ``pagetype.python_tree_scan``), which give the same values.
 
 Everything else is declared in ``setup.cfg``. The extensions are ``optional``:
 without a compiler the build goes on without them.
@@ -35,6 +37,8 @@ def extensions() -> list[Extension]:
         Extension("scrapy_declutter.steps.learned._trees", [f"{learned}/_trees.pyx"], optional=True),
         Extension("scrapy_declutter.steps.learned._chains", [f"{learned}/_chains.pyx"],
                   language="c++", optional=True),
+        Extension("scrapy_declutter.steps.learned._scan", [f"{learned}/_scan.pyx"],
+                  include_dirs=lxml.get_include(), optional=True),
     ]
     return cythonize(compiled, compiler_directives={"language_level": 3}, quiet=True)
 

@@ -99,12 +99,19 @@ def segment(root: etree._Element) -> list[Block]:
 
 @contextmanager
 def reference_walk() -> Iterator[None]:
-    """Inside this block (this thread or task only), ``segment`` takes the pure-Python walk."""
+    """Inside this block (this thread or task only), ``segment`` takes the pure-Python walk,
+    and the compiled parts of the learned step that ask ``in_reference_walk`` take their
+    pure-Python references: a check compares the whole compiled path with Python's."""
     token = _REFERENCE.set(True)
     try:
         yield
     finally:
         _REFERENCE.reset(token)
+
+
+def in_reference_walk() -> bool:
+    """Whether the caller runs inside ``reference_walk()``."""
+    return _REFERENCE.get()
 
 
 def python_segment(root: etree._Element) -> list[Block]:

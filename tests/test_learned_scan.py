@@ -1,14 +1,27 @@
 """One scan of the tree for the page-type facts and the content containers (``tree_scan``)
-gives what each reader finds walking the tree on its own."""
+gives what each reader finds walking the tree on its own, and the compiled scan
+(``_scan``) gives what the pure-Python one (``python_tree_scan``) gives."""
 
 from __future__ import annotations
 
-import pytest
-from conftest import wcxb_page
+import gzip
+import os
+import shutil
 
-from scrapy_declutter.page import Page
+import pytest
+from conftest import SAMPLE_DATA, wcxb_page
+from lxml import etree
+
+from scrapy_declutter.page import Page, parse_html
+from scrapy_declutter.segment import reference_walk
+from scrapy_declutter.steps.learned import pagetype
 from scrapy_declutter.steps.learned.features import container_paths
-from scrapy_declutter.steps.learned.pagetype import PageFacts, tree_scan
+from scrapy_declutter.steps.learned.pagetype import PageFacts, python_tree_scan, tree_scan
+
+COMPILED = pagetype._compiled
+needs_compiled = pytest.mark.skipif(
+    COMPILED is None and shutil.which(os.environ.get("CC", "cc")) is None,
+    reason="no C compiler here: the package runs on the pure-Python scan")
 
 MARKED = (
     "<html><head><meta property='og:type' content='article'>"
@@ -25,7 +38,9 @@ MARKED = (
 
 def _both_ways(page):
     scan = tree_scan(page)
-    assert PageFacts.of(page, scan) == PageFacts.of(page)
+    assert scan == python_tree_scan(page)
+    with reference_walk():
+        assert PageFacts.of(page, scan) == PageFacts.of(page)
     assert container_paths(page, scan) == container_paths(page)
     return scan
 
@@ -45,3 +60,43 @@ def test_elements_with_several_marks_are_listed_once_in_document_order():
 def test_one_scan_gives_what_each_reader_finds_on_bundled_pages(file_id):
     html, truth = wcxb_page(file_id)
     _both_ways(Page.from_html(html, truth.get("url")))
+
+
+def _bundled_pages():
+    return sorted(p for p in SAMPLE_DATA.rglob("*") if p.name.endswith((".html", ".html.gz")))
+
+
+@needs_compiled
+@pytest.mark.parametrize("path", _bundled_pages(), ids=lambda p: str(p.relative_to(SAMPLE_DATA)))
+def test_the_compiled_scan_gives_the_reference_on_every_bundled_page(path):
+    assert COMPILED is not None, "the compiled scan is not built although a compiler is here"
+    data = path.read_bytes()
+    page = Page.from_html(gzip.decompress(data) if path.suffix == ".gz" else data)
+    found = COMPILED.scan(page.root)
+    assert found is not None, "an HTML parse the compiled scan left to the reference"
+    counts, kept, marked, itemtypes = found
+    reference = python_tree_scan(page)
+    assert tuple(counts) == reference.counts
+    assert kept == [el for el in page.root.iter(*pagetype.KEPT_TAGS)]
+    assert marked == reference.marked and itemtypes == reference.itemtypes
+
+
+@needs_compiled
+@pytest.mark.parametrize("markup", [
+    # A second top-level <html> (the parser's, empty): the attribute XPath reads the whole
+    # document, the tag iterator only the root's subtree.
+    "<p role='main'>a</p></html><!-- x --><html role='next'>",
+    "<?xml version='1.0'?><!DOCTYPE html [<!ENTITY e 'x'>]><html><body><p role='main'>&e;</p>"
+    "</body></html>",
+    "<html xmlns:x='urn:x'><body><x:main role='main'><p itemprop='text'>a</p></x:main></body></html>",
+])
+def test_trees_an_html_parse_never_makes_are_left_to_the_reference(markup):
+    if markup.startswith("<p"):
+        root = parse_html(markup)
+        assert len(list(root.itersiblings())) == 2
+    else:
+        root = etree.fromstring(markup.encode(), etree.XMLParser(resolve_entities=False))
+    page = Page(root=root)
+    assert COMPILED.scan(root) is None
+    assert tree_scan(page) == python_tree_scan(page)
+    assert tree_scan(page).marked

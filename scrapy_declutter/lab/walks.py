@@ -6,7 +6,9 @@ when, built both ways through ``Page.from_tree``, it has the same blocks
 (every field of every Block, structure, links and images included), the
 same learned features (the model's block matrix and page-type
 probabilities) and, after the default extractor, the same labels, scores and
-deciding steps. ``scrapy-declutter check-walk`` runs this over a dataset;
+deciding steps. The reference side runs inside ``reference_walk()``, so the
+learned step's compiled parts (tree scan, ancestor chains) run their
+pure-Python references there. ``scrapy-declutter check-walk`` runs this over a dataset;
 the tests run it over the bundled pages.
 """
 
@@ -56,14 +58,17 @@ def page_difference(root: etree._Element, url: str | None = None, extractor: str
     if found or not reference.blocks:
         return found
     model = cached_model()
-    mine, theirs = score_page(model, compiled), score_page(model, reference)
+    mine = score_page(model, compiled)
+    with reference_walk():  # the learned step's compiled parts on their references too
+        theirs = score_page(model, reference)
     for name in ("features", "types", "content"):
         a, b = getattr(mine, name), getattr(theirs, name)
         if (a is None) != (b is None) or (a is not None and not np.array_equal(a, b)):
             return f"learned {name} differ"
     chain = build_extractor(extractor)
     chain.run(compiled)
-    chain.run(reference)
+    with reference_walk():
+        chain.run(reference)
     for a, b in zip(compiled.blocks, reference.blocks):
         if (a.label, a.score, a.step, a.trail) != (b.label, b.score, b.step, b.trail):
             return f"block {b.index}: {extractor} says {a.label} ({a.score}), the reference {b.label} ({b.score})"

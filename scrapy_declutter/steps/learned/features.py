@@ -41,6 +41,7 @@ import numpy as np
 from lxml import etree
 
 from ...blocks import HEADING_TAGS, Ancestor, name_tokens, subtree_prefixes
+from ...segment import in_reference_walk
 from .comments import PAGE_TAGS, name_comments
 from .pagetype import PAGE_TYPES, TreeScan
 from .region import REGION_NAMES, prose_words, region_columns, subtree_sums
@@ -141,8 +142,7 @@ def container_paths(page: "Page", scan: TreeScan | None = None) -> dict[str, tup
     tree = page.root.getroottree()
     found: dict[str, list] = {name: [] for name in CONTENT_CONTAINERS}
     try:
-        tagged = scan.tagged if scan else page.root.iter("article", "main")
-        for el in tagged:
+        for el in scan.boxes if scan else page.root.iter("article", "main"):
             tag = el.tag
             if tag == "article" or tag == "main":
                 found["in_article" if tag == "article" else "in_main"].append(el)
@@ -223,10 +223,10 @@ def chain_columns(ancestry: list, odds: Mapping[str, float], memo: dict) -> np.n
     """The ``CHAIN_FIELDS`` of each block, from its ancestors (one row per block).
 
     The compiled ``_chains`` where the package was built with a compiler
-    (a third of the time of the rest of the features before it), else the
-    pure-Python ``_chains``; the two give the same values.
+    (a third of the time of the rest of the features before it), else (and inside
+    ``segment.reference_walk()``) the pure-Python ``_chains``; the two give the same values.
     """
-    if _compiled is None:
+    if _compiled is None or in_reference_walk():
         return _chains(ancestry, odds, memo)
     return _compiled.chains(ancestry, odds, memo, _own_odds, _FLAG_BIT, _COMMENT_BIT, PAGE_TAGS)
 

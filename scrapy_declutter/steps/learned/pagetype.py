@@ -37,6 +37,12 @@ import numpy as np
 from lxml import etree
 
 from ...blocks import HEADING_TAGS
+from ...segment import in_reference_walk
+
+try:
+    from . import _scan as _compiled
+except ImportError:  # built without a compiler: ``python_tree_scan``, the reference
+    _compiled = None
 
 if TYPE_CHECKING:
     from ...page import Page
@@ -97,7 +103,6 @@ _PHRASES = {
 }
 _DATE = re.compile(r"\b(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2}|"
                    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2})\b")
-_ITEMTYPES = etree.XPath("//@itemtype")
 #: The attributes ``container_paths`` and ``PageFacts`` read, in one scan: each
 #: ``//@name`` costs a walk of the whole tree in libxml2.
 _MARK_ATTRIBUTES = etree.XPath("//@role | //@itemprop | //@itemtype")
@@ -119,33 +124,31 @@ class PageFacts:
     @classmethod
     def of(cls, page: "Page", scan: "TreeScan | None" = None) -> "PageFacts":
         """The facts of a page, from ``scan`` when the caller made one (``tree_scan``)."""
-        root = page.root
         types: list[str] = []
-        counts = dict.fromkeys(COUNTED_TAGS, 0)
+        counts: tuple[int, ...] = (0,) * len(COUNTED_TAGS)
         og = generator = ""
         try:  # one walk over the few tags that matter, one attribute scan
-            for el in scan.tagged if scan else root.iter(*SCANNED_TAGS):
-                tag = el.tag
-                if tag == "script":
+            scan = scan or tree_scan(page)
+            for el in scan.meta:
+                if el.tag == "script":
                     if el.text and (el.get("type") or "").lower() == "application/ld+json":
                         types += _LD_TYPE.findall(el.text)[:MAX_TYPES]
-                elif tag == "meta":
-                    if not og and el.get("property") == "og:type":
-                        og = el.get("content") or ""
-                    elif not generator and el.get("name") == "generator":
-                        generator = el.get("content") or ""
-                else:
-                    counts[tag] += 1
-            itemtypes = scan.itemtypes if scan else _ITEMTYPES(root)
-            types += [v.rsplit("/", 1)[-1] for v in itemtypes[:MAX_TYPES]]
+                elif not og and el.get("property") == "og:type":
+                    og = el.get("content") or ""
+                elif not generator and el.get("name") == "generator":
+                    generator = el.get("content") or ""
+            counts = scan.counts
+            types += [v.rsplit("/", 1)[-1] for v in scan.itemtypes[:MAX_TYPES]]
         except Exception:  # noqa: BLE001 - a malformed tree gives no facts, not an error
             pass
         return cls(tuple(t.lower() for t in types[:MAX_TYPES]), og.lower(), generator.lower(),
-                   tuple(counts.values()))
+                   tuple(counts))
 
 
-#: The tags ``PageFacts`` walks over (``COUNTED_TAGS`` holds ``article`` and ``main``, which
-#: ``features.container_paths`` looks for too).
+#: The tags ``tree_scan`` walks over: ``COUNTED_TAGS`` are counted, the elements of
+#: ``KEPT_TAGS`` are kept (``PageFacts`` reads the scripts and metas; ``article`` and
+#: ``main``, counted too, are containers ``features.container_paths`` looks for).
+KEPT_TAGS = ("script", "meta", "article", "main")
 SCANNED_TAGS = ("script", "meta", *COUNTED_TAGS)
 
 
@@ -154,8 +157,12 @@ class TreeScan(NamedTuple):
     gathered once for both (``tree_scan``): they walk the same tags and scan the same
     kind of attributes, and each walk of the tree costs about as much as the other."""
 
-    #: The elements of ``SCANNED_TAGS``, in document order.
-    tagged: list
+    #: How many elements of each of ``COUNTED_TAGS`` the tree has.
+    counts: tuple[int, ...]
+    #: The ``<script>`` and ``<meta>`` elements, in document order.
+    meta: list
+    #: The ``<article>`` and ``<main>`` elements, in document order.
+    boxes: list
     #: The elements with a ``role`` or an ``itemprop``, in document order, each once.
     marked: list
     #: The ``itemtype`` values, in document order.
@@ -163,11 +170,36 @@ class TreeScan(NamedTuple):
 
 
 def tree_scan(page: "Page") -> TreeScan:
-    """One walk over ``SCANNED_TAGS`` and one attribute scan of the page's tree.
+    """The ``TreeScan`` of a page: the compiled scan (``_scan``) where the package was
+    built with a compiler and the tree is one an HTML parse makes, else (and inside
+    ``segment.reference_walk()``) ``python_tree_scan``, which gives the same."""
+    if _compiled is not None and not in_reference_walk():
+        found = _compiled.scan(page.root)
+        if found is not None:
+            counts, kept, marked, itemtypes = found
+            meta = [el for el in kept if el.tag == "script" or el.tag == "meta"]
+            boxes = [el for el in kept if el.tag == "article" or el.tag == "main"]
+            return TreeScan(tuple(counts), meta, boxes, marked, itemtypes)
+    return python_tree_scan(page)
+
+
+def python_tree_scan(page: "Page") -> TreeScan:
+    """One walk over ``SCANNED_TAGS`` and one attribute scan of the page's tree: the
+    reference of the compiled ``_scan``.
 
     Attributes come in document order, an element's own before its
     children's, so an element's role and itemprop are next to each other.
     """
+    counts = dict.fromkeys(COUNTED_TAGS, 0)
+    meta, boxes = [], []
+    for el in page.root.iter(*SCANNED_TAGS):
+        tag = el.tag
+        if tag == "script" or tag == "meta":
+            meta.append(el)
+        else:
+            counts[tag] += 1
+            if tag == "article" or tag == "main":
+                boxes.append(el)
     marked, itemtypes = [], []
     last = None
     for attr in _MARK_ATTRIBUTES(page.root):
@@ -178,7 +210,7 @@ def tree_scan(page: "Page") -> TreeScan:
             if el is not last:
                 marked.append(el)
                 last = el
-    return TreeScan(list(page.root.iter(*SCANNED_TAGS)), marked, itemtypes)
+    return TreeScan(tuple(counts.values()), meta, boxes, marked, itemtypes)
 
 
 def vector_names() -> list[str]:
@@ -255,3 +287,7 @@ def _text_shape(page: "Page") -> list[float]:
         *(math.log1p(sum(map(lines.count, words))) for words in _PHRASES.values()),
         pre / total, total / n, tiny / n, sentences / n,
     ]
+
+
+if _compiled is not None:
+    _compiled.configure(COUNTED_TAGS, KEPT_TAGS)
