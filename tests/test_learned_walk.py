@@ -144,3 +144,24 @@ def test_features_without_the_compiled_chains_are_the_same(model, monkeypatch):
     want = page_features(page, model.odds, memo={})
     monkeypatch.setattr(features, "_compiled", None)
     assert np.array_equal(page_features(page, model.odds, memo={}), want)
+
+
+@needs_compiled_chains
+def test_compiled_chains_read_odd_names_as_the_reference_does(model):
+    """Names whose tokens, case or comment words are hard to get right in C."""
+    from scrapy_declutter.blocks import Ancestor
+
+    names = ["", "x", "a1", "1ab", "post-content__body", "COL12", "\u212aelvin-nav", "\u0130tem",
+             "ΣΑΣ-main", "x_y", "a--b", "comments-open", "comment-body", "https://x.org/comment",
+             "disqus_thread", "Respond", "commentary", "navbar\u00e9e", "zz9", "h2"]
+    odds = dict(model.odds, zz9=0.0, h2=-0.0, kelvin=0.25)
+    ancestry, above = [], ()
+    for i, name in enumerate(names):
+        above = (*above, Ancestor(("div", "section", "li")[i % 3], name, tuple(names[i:i + 2])))
+        ancestry.append(above)
+    memo, ref_memo = {}, {}
+    got = features.chain_columns(ancestry, odds, memo)
+    want = features._chains(ancestry, odds, ref_memo)
+    assert np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want))
+    assert memo == ref_memo
+    assert (got[:, 0].astype(int) & features._COMMENT_BIT).any()

@@ -7,9 +7,13 @@ module was not built, and a test holds the two equal on every bundled
 page); this is the same walk with the per-ancestor bookkeeping in C++:
 ancestors summarised once per page are found by address in a hash map
 instead of by ``id()`` in a dict, and the running flags and odds live in C
-variables. What is learned about id and class names still goes through the
-Python ``memo`` and ``own_odds`` (``features._own_odds``), so the two paths
-share one memo and one definition of a name's odds. Every sum and
+variables. What is learned about id and class names goes into the Python
+``memo`` the reference fills (``features._own_odds``), so the two paths share
+one memo; a name not in it is worked out here (``_name_facts``): its tokens
+(``blocks.name_tokens``) cut out of the lower-cased name by a C loop and
+looked up in the odds dict, and the comment rule (``comments.name_comments``)
+called only for names that hold one of ``comments.COMMENT_WORDS``, which its
+pattern needs. Odds that are not a dict go through ``own_odds`` instead. Every sum and
 comparison is made in the order and the float type the reference uses, so
 the columns are the same to the last bit.
 """
@@ -29,8 +33,77 @@ cdef struct Summary:
     double hi, lo, total, own_hi, own_lo
 
 
+cdef inline bint _letter(Py_UCS4 c) noexcept:
+    return 97 <= c <= 122  # a-z
+
+
+cdef inline bint _alnum(Py_UCS4 c) noexcept:
+    return 97 <= c <= 122 or 48 <= c <= 57  # a-z, 0-9
+
+
+cdef tuple _name_facts(str name, dict odds, tuple comment_words, object name_comments):
+    """``(max, min)`` of the odds of the name's tokens (None when none has odds), and whether
+    it names a comment box: the entry ``features._own_odds`` memoises per name.
+
+    The tokens are ``[a-z][a-z0-9]+`` runs of ``name.lower()``, as ``blocks.name_tokens``
+    finds them; max and min keep the first of equal values, as Python's do.
+    """
+    cdef str low = name.lower()
+    cdef Py_ssize_t n = len(low), i = 0, j
+    cdef bint found = False
+    cdef double v, hi = 0.0, lo = 0.0
+    cdef object got
+    while i + 1 < n:
+        if _letter(low[i]) and _alnum(low[i + 1]):
+            j = i + 2
+            while j < n and _alnum(low[j]):
+                j += 1
+            got = odds.get(low[i:j])
+            if got is not None:
+                v = got
+                if not found:
+                    hi = lo = v
+                    found = True
+                else:
+                    if v > hi:
+                        hi = v
+                    if v < lo:
+                        lo = v
+            i = j
+        else:
+            i += 1
+    comment = False
+    for word in comment_words:
+        if word in low:
+            comment = name_comments(name)
+            break
+    return ((hi, lo) if found else None, comment)
+
+
+cdef tuple _own_odds(object a, dict odds, dict memo, tuple comment_words, object name_comments):
+    """``features._own_odds`` of one Ancestor, names memoised in ``memo`` as there."""
+    cdef object own = None, got
+    cdef bint named = False
+    cdef double hi, lo, h, l
+    for name in (a[1],) + a[2]:
+        got = memo.get(name)
+        if got is None:
+            got = memo[name] = _name_facts(name, odds, comment_words, name_comments)
+        pair = got[0]
+        if got[1]:
+            named = True
+        if pair is not None:
+            if own is None:
+                own = pair
+            else:
+                hi, lo = own
+                h, l = pair
+                own = (h if h > hi else hi, l if l < lo else lo)
+    return (own, named)
+
+
 def chains(list ancestry, object odds, dict memo, object own_odds, dict flag_bits,
-           long comment_bit, frozenset page_tags):
+           long comment_bit, frozenset page_tags, tuple comment_words, object name_comments):
     """The ``features.CHAIN_FIELDS`` of each block (one row per block): see ``features._chains``."""
     cdef Py_ssize_t n = len(ancestry), i, j, k, m, count
     cdef unordered_map[Ref, Py_ssize_t] where
@@ -65,7 +138,10 @@ def chains(list ancestry, object odds, dict memo, object own_odds, dict flag_bit
                     key = (a[1], a[2])
                     got = memo.get(key)
                     if got is None:
-                        got = own_odds(a, odds, memo)
+                        if type(odds) is dict:
+                            got = _own_odds(a, odds, memo, comment_words, name_comments)
+                        else:
+                            got = own_odds(a, odds, memo)
                         memo[key] = got
                     own = got[0]
                     if own is not None:

@@ -24,7 +24,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_COMMENT = re.compile(r"comment|disqus|respond|reactions|discussion")
+#: A name that names a comment box holds one of these (the compiled chains look for them
+#: before they ask ``name_comments``).
+COMMENT_WORDS = ("comment", "disqus", "respond", "reactions", "discussion")
+_COMMENT = re.compile("|".join(COMMENT_WORDS))
 _NOT_COMMENT = re.compile(
     r"commentary|comments?[-_]?(?:open|closed|link|count|icon|number)|no[-_]?comments")
 #: Elements too large to be a comment box, whatever their classes say.

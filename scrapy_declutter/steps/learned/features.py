@@ -42,7 +42,7 @@ from lxml import etree
 
 from ...blocks import HEADING_TAGS, Ancestor, name_tokens, subtree_prefixes
 from ...segment import in_reference_walk
-from .comments import PAGE_TAGS, name_comments
+from .comments import COMMENT_WORDS, PAGE_TAGS, name_comments
 from .pagetype import PAGE_TYPES, TreeScan
 from .region import REGION_NAMES, prose_words, region_columns, subtree_sums
 from .text import text_columns
@@ -228,7 +228,8 @@ def chain_columns(ancestry: list, odds: Mapping[str, float], memo: dict) -> np.n
     """
     if _compiled is None or in_reference_walk():
         return _chains(ancestry, odds, memo)
-    return _compiled.chains(ancestry, odds, memo, _own_odds, _FLAG_BIT, _COMMENT_BIT, PAGE_TAGS)
+    return _compiled.chains(ancestry, odds, memo, _own_odds, _FLAG_BIT, _COMMENT_BIT, PAGE_TAGS,
+                            COMMENT_WORDS, name_comments)
 
 
 def _chains(ancestry: list, odds: Mapping[str, float], memo: dict) -> np.ndarray:
