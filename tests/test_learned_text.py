@@ -1,18 +1,36 @@
 """The text columns of the learned features, computed over all blocks at once (``text``),
-against the same definitions applied one block at a time."""
+against the same definitions applied one block at a time: both the compiled
+character loop (``_text``) and its pure-Python reference (``python_char_columns``,
+taken inside ``reference_walk()``)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import shutil
 
 import numpy as np
 import pytest
 from conftest import wcxb_page
 
 from scrapy_declutter.page import Page
+from scrapy_declutter.segment import reference_walk
 from scrapy_declutter.steps.learned import text as T
 
 BUNDLED = ("0082", "0540", "0619", "0688", "2860")
+PATHS = ("compiled", "reference")
+
+
+def _path(name):
+    """The context a path runs in: the compiled loop needs the build, the reference a switch."""
+    if name == "reference":
+        return reference_walk()
+    if T._compiled is None:
+        if shutil.which(os.environ.get("CC", "cc")) is None:
+            pytest.skip("no C compiler here: the package runs on the pure-Python columns")
+        pytest.fail("the compiled text columns are not built although a compiler is here")
+    return contextlib.nullcontext()
 
 
 def _one_by_one(texts, words, title):
@@ -47,10 +65,13 @@ def _one_by_one(texts, words, title):
 def _check(texts, title):
     words = np.array([len(t.split()) for t in texts], dtype=np.float64)
     got = T.text_columns(texts, words, title)
+    with reference_walk():
+        reference = T.text_columns(texts, words, title)
     want = _one_by_one(texts, words, title)
     assert list(got) == list(T.TEXT_COLUMNS)
     for name in T.TEXT_COLUMNS:
         assert np.array_equal(got[name], want[name]), name
+        assert np.array_equal(reference[name], want[name]), name
 
 
 def test_searches_over_joined_texts_never_span_two_blocks_nor_miss_one():
@@ -65,15 +86,21 @@ def test_searches_over_joined_texts_never_span_two_blocks_nor_miss_one():
     _check(texts, "Budget approved after long debate")
     _check(texts, "")
     _check(["only one block, 10:45"], "One")
+    # Case and word characters where C and Python could part: Kelvin sign, titlecase
+    # letters, dotted capital I, final sigma, underscores, digits of other scripts.
+    _check(["\u212aelvin scale", "\u01c5ungla", "İzmir_2024 ΣΑΣ", "x_y z", "٣ days ago",
+            "snake_case title", "<", "a<", "</", "ab</"], "Kelvin \u212a snake_case ΣΑΣ")
 
 
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("file_id", BUNDLED)
-def test_text_columns_equal_the_block_by_block_definitions_on_bundled_pages(file_id):
+def test_text_columns_equal_the_block_by_block_definitions_on_bundled_pages(file_id, path):
     html, truth = wcxb_page(file_id)
     page = Page.from_html(html, truth.get("url"))
     texts = [b.text for b in page.blocks]
     words = np.array([b.words for b in page.blocks], dtype=np.float64)
-    got = T.text_columns(texts, words, page.title)
+    with _path(path):
+        got = T.text_columns(texts, words, page.title)
     want = _one_by_one(texts, words, page.title)
     for name in T.TEXT_COLUMNS:
         assert np.array_equal(got[name], want[name]), name

@@ -7,9 +7,12 @@ costs a call per block, and those calls were a third of the learned step.
 So the searches run once per page over the blocks' texts joined by a
 ``SEPARATOR`` that no pattern can match (a match therefore never spans two
 blocks, and ``\\b`` sees the separator as it sees the end of a text), and
-each match is mapped back to its block by offset; character classes
-(digits, CJK script) are counted over the texts' code points with NumPy.
-The values are the ones the per-block searches give.
+each match is mapped back to its block by offset. What is read character
+by character (sentence end, capital, digits, CJK script, markup, the title's
+words) is one C loop over the texts where the package was built with a
+compiler (``_text``), else ``python_char_columns``, its reference, which
+counts over the texts' code points with NumPy. The values are the ones the
+per-block searches give.
 """
 
 from __future__ import annotations
@@ -18,6 +21,13 @@ import re
 from typing import Sequence
 
 import numpy as np
+
+from ...segment import in_reference_walk
+
+try:
+    from . import _text as _compiled
+except ImportError:  # built without a compiler: ``python_char_columns``, the reference
+    _compiled = None
 
 #: Phrases of page chrome in many languages' English-speaking templates (short blocks only).
 CHROME = re.compile(
@@ -58,31 +68,53 @@ TEXT_COLUMNS = ("punct_end", "title_share", "title_cover", "capital_start", "dig
 def text_columns(texts: Sequence[str], words: np.ndarray, title: str) -> dict[str, np.ndarray]:
     """The ``TEXT_COLUMNS`` of blocks with these texts and word counts, on a page with this title."""
     n = len(texts)
+    short = words <= CHROME_MAX_WORDS  # the lowered texts serve title, chrome and dates
+    low = [t.lower() if s else "" for t, s in zip(texts, short.tolist())]
+    title_tokens = set(WORD.findall(title.lower()))
+    if _compiled is None or in_reference_walk():
+        chars = python_char_columns(texts, low, words, title_tokens)
+    else:
+        chars = _compiled.char_columns(
+            texts if isinstance(texts, list) else list(texts), low,
+            np.ascontiguousarray(words, dtype=np.float64), TITLE_MAX_WORDS, title_tokens,
+            DIGIT_PREFIX, "".join(_END_PUNCT), UNSPACED_RANGES)
+    (punct_end, capital_start, digits, lengths, unspaced, markup_text, share,
+     cover) = chars.T
+    dated = (words <= DATELINE_MAX_WORDS) & (
+        (digits > 0) | np.array(["day" in t for t in low], dtype=bool))
+    return {
+        "punct_end": punct_end, "title_share": share, "title_cover": cover,
+        "capital_start": capital_start, "digit_share": digits / lengths,
+        "chrome_phrase": _found(CHROME, low, short, n),
+        # Every date the pattern finds has a digit, but "today" and "yesterday".
+        "is_date": _found(DATE, low, dated, n),
+        "unspaced": unspaced,
+        # HTML shown as text: what <noscript> holds in a parser that runs no scripts.
+        "markup_text": markup_text,
+    }
+
+
+def python_char_columns(texts: Sequence[str], low: list[str], words: np.ndarray,
+                        title_tokens: set[str]) -> np.ndarray:
+    """The columns read character by character (``_text.COLUMNS``: sentence end, capital
+    start, digits and length of the first ``DIGIT_PREFIX`` characters, Chinese or
+    Japanese script there, HTML shown as text, title overlap): the reference of the
+    compiled ``_text.char_columns``."""
     heads = [t[:DIGIT_PREFIX] for t in texts]
     points, starts = _code_points(heads)
     digits = _count(((points >= 48) & (points <= 57)), starts)
     cjk = np.zeros(len(points), dtype=bool)
     for lo, hi in UNSPACED_RANGES:
         cjk |= (points >= lo) & (points <= hi)
-    lengths = np.diff(starts).astype(np.float64)
-    short = words <= CHROME_MAX_WORDS  # the lowered texts serve title, chrome and dates
-    low = [t.lower() if s else "" for t, s in zip(texts, short.tolist())]
-    dated = (words <= DATELINE_MAX_WORDS) & (
-        (digits > 0) | np.array(["day" in t for t in low], dtype=bool))
-    share, cover = _title_overlap(low, words, title)
-    return {
-        "punct_end": np.array([t.endswith(_END_PUNCT) for t in texts], dtype=np.float64),
-        "title_share": share, "title_cover": cover,
-        "capital_start": np.array([t[:1].isupper() for t in texts], dtype=np.float64),
-        "digit_share": digits / lengths,
-        "chrome_phrase": _found(CHROME, low, short, n),
-        # Every date the pattern finds has a digit, but "today" and "yesterday".
-        "is_date": _found(DATE, low, dated, n),
-        "unspaced": (_count(cjk, starts) > 0).astype(np.float64),
-        # HTML shown as text: what <noscript> holds in a parser that runs no scripts.
-        "markup_text": np.array(["</" in h or h.startswith("<") for h in heads],
-                                dtype=np.float64),
-    }
+    share, cover = _title_overlap(low, words, title_tokens)
+    return np.column_stack([
+        np.array([t.endswith(_END_PUNCT) for t in texts], dtype=np.float64),
+        np.array([t[:1].isupper() for t in texts], dtype=np.float64),
+        digits, np.diff(starts).astype(np.float64),
+        (_count(cjk, starts) > 0).astype(np.float64),
+        np.array(["</" in h or h.startswith("<") for h in heads], dtype=np.float64),
+        share, cover,
+    ]).reshape(len(texts), 8)
 
 
 def _code_points(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -116,11 +148,10 @@ def _found(pattern: re.Pattern, texts: list[str], where: np.ndarray, n: int) -> 
     return out
 
 
-def _title_overlap(low: list[str], words: np.ndarray, title: str):
+def _title_overlap(low: list[str], words: np.ndarray, title_tokens: set[str]):
     """Share of a short block's words that are title words, and share of the title covered."""
     n = len(low)
     share, cover = np.zeros(n), np.zeros(n)
-    title_tokens = set(WORD.findall(title.lower()))
     if not title_tokens:
         return share, cover
     rows, shares, covers = [], [], []  # written into the arrays at once: an item set costs more
