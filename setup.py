@@ -9,10 +9,11 @@
   summarises the blocks' ancestor chains, ``steps.learned._scan`` counts the
   tags and notes the attributes the page-type facts read (over lxml's public C
   API, as ``_segment``), ``steps.learned._text`` reads the blocks' texts
-  character by character; without them the learned step runs its references
+  character by character and ``steps.learned._columns`` gathers the blocks'
+  fields into arrays; without them the learned step runs its references
   (``trees.TreeEnsemble.numpy_leaf_values``, ``features._chains``,
-  ``pagetype.python_tree_scan``, ``text.python_char_columns``), which give the
-  same values.
+  ``pagetype.python_tree_scan``, ``text.python_char_columns``,
+  ``columns.python_block_columns``), which give the same values.
 
 Everything else is declared in ``setup.cfg``. The extensions are ``optional``:
 without a compiler the build goes on without them.
@@ -42,6 +43,8 @@ def extensions() -> list[Extension]:
         Extension("scrapy_declutter.steps.learned._scan", [f"{learned}/_scan.pyx"],
                   include_dirs=lxml.get_include(), optional=True),
         Extension("scrapy_declutter.steps.learned._text", [f"{learned}/_text.pyx"], optional=True),
+        Extension("scrapy_declutter.steps.learned._columns", [f"{learned}/_columns.pyx"],
+                  optional=True),
     ]
     return cythonize(compiled, compiler_directives={"language_level": 3}, quiet=True)
 

@@ -1,4 +1,5 @@
-"""The compiled tree walk (``_trees``) and chain walk (``_chains``) against their references.
+"""The compiled tree walk (``_trees``), chain walk (``_chains``) and block columns (``_columns``)
+against their references.
 
 The NumPy tree walk and the Python ``features._chains`` are the references
 (they run where the package was built without a compiler); the compiled ones
@@ -13,7 +14,7 @@ import pytest
 from conftest import wcxb_page
 
 from scrapy_declutter.page import Page
-from scrapy_declutter.steps.learned import features, trees
+from scrapy_declutter.steps.learned import columns, features, trees
 from scrapy_declutter.steps.learned.features import page_features
 from scrapy_declutter.steps.learned.model import _joined, load_model
 from scrapy_declutter.steps.learned.trees import TreeEnsemble
@@ -165,3 +166,24 @@ def test_compiled_chains_read_odd_names_as_the_reference_does(model):
     assert np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want))
     assert memo == ref_memo
     assert (got[:, 0].astype(int) & features._COMMENT_BIT).any()
+
+
+@pytest.mark.skipif(columns._compiled is None, reason="the compiled block columns were not built")
+@pytest.mark.parametrize("file_id", BUNDLED)
+def test_compiled_block_columns_equal_the_python_reference_on_bundled_pages(file_id):
+    html, truth = wcxb_page(file_id)
+    blocks = Page.from_html(html, truth.get("url")).blocks
+    args = (blocks, features.NUMBER_FIELDS, features._TAG_GROUP, features.GROUP_LEVELS)
+    got, want = columns.block_columns(*args), columns.python_block_columns(*args)
+    assert all(a is b for a, b in zip(got.ancestry, want.ancestry))
+    assert len(got.ancestry) == len(want.ancestry) == len(blocks)
+    for name in ("numbers", "depth", "group", "heading", "level_ids"):
+        a, b = getattr(got, name), getattr(want, name)
+        assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b), name
+    assert (got.group >= 0).any() and got.level_ids.all(axis=0).any()
+    # Tags in no group are -1 both ways.
+    assert (columns.block_columns(blocks, args[1], {}, args[3]).group == -1).all()
+    # Blocks with short chains: their ids above the chain's top are 0.
+    short = [b for b in blocks if len(b.ancestors) < 3][:1]
+    if short:
+        assert (columns.block_columns(short, *args[1:]).level_ids[2] == 0).all()

@@ -34,14 +34,14 @@ column block by block cost three times as much.
 from __future__ import annotations
 
 import math
-from operator import attrgetter
 from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 from lxml import etree
 
-from ...blocks import HEADING_TAGS, Ancestor, name_tokens, subtree_prefixes
+from ...blocks import Ancestor, name_tokens, subtree_prefixes
 from ...segment import in_reference_walk
+from .columns import block_columns
 from .comments import COMMENT_WORDS, PAGE_TAGS, name_comments
 from .pagetype import PAGE_TYPES, TreeScan
 from .region import REGION_NAMES, prose_words, region_columns, subtree_sums
@@ -97,7 +97,6 @@ NUMBER_FIELDS = (
     "words", "text_chars", "link_density", "text_density", "char_density",
     "markup_chars", "tag_count", "stopword_density", "position", "link_words",
 )  # fmt: skip
-_NUMBERS = attrgetter(*NUMBER_FIELDS)
 #: What ``_chains`` reads from each block's ancestors, in the order it writes them.
 CHAIN_FIELDS = ("mask", "odds_own_max", "odds_own_min", "odds_anc_max", "odds_anc_min",
                 "odds_near_mean", "odds_anc_sum")
@@ -292,23 +291,22 @@ def page_features(
         memo.clear()
     # Each column in one pass over the blocks (a comprehension or one C call), then NumPy:
     # a loop doing all of them per block cost three times as much.
-    col = dict(zip(NUMBER_FIELDS, np.array(list(map(_NUMBERS, blocks)), dtype=np.float64).T))
-    ancestry = [b.ancestors for b in blocks]
+    gathered = block_columns(blocks, NUMBER_FIELDS, _TAG_GROUP, GROUP_LEVELS)
+    col = dict(zip(NUMBER_FIELDS, gathered.numbers.T))
+    ancestry = gathered.ancestry
     chains = chain_columns(ancestry, odds, memo)
     mask_array = chains[:, 0].astype(np.int64)
     col.update(zip(CHAIN_FIELDS[1:], chains[:, 1:].T))
-    tags = [b.tag for b in blocks]
-    xpaths = [b.xpath for b in blocks]
-    col["depth"] = np.array([x.count("/") for x in xpaths], dtype=np.float64)
+    col["depth"] = gathered.depth
     cont = np.zeros((n, len(CONTENT_CONTAINERS)))
     if present:
-        probes = [x + "/" for x in xpaths]
+        probes = [b.xpath + "/" for b in blocks]
         for k, prefixes in present:
             cont[:, k] = [p.startswith(prefixes) for p in probes]
     tag_onehot = np.zeros((n, len(TAG_GROUPS) + 1))  # the last column: no group
-    tag_onehot[np.arange(n), [_TAG_GROUP.get(t, -1) for t in tags]] = 1.0
+    tag_onehot[np.arange(n), gathered.group] = 1.0
     tag_onehot = tag_onehot[:, :-1]
-    is_heading = np.array([t in HEADING_TAGS for t in tags], dtype=np.float64)
+    is_heading = gathered.heading
     col["is_heading"] = is_heading
     col["linked_heading"] = ((is_heading > 0) & (col["link_density"] > 0.5)).astype(np.float64)
     col.update(text_columns([b.text for b in blocks], col["words"], page.title))
@@ -331,9 +329,7 @@ def page_features(
 
     # Subtrees are told apart by their root's Ancestor record: segmentation
     # makes one per element, shared by every block below it.
-    level_ids = [[id(a[-1 - level]) if len(a) > level else 0 for a in ancestry]
-                 for level in GROUP_LEVELS]
-    sums = subtree_sums(level_ids, words, link_words, prose, col["is_date"], col["linked_heading"])
+    sums = subtree_sums(gathered.level_ids, words, link_words, prose, col["is_date"], col["linked_heading"])
     for level, (gw, gl, gp, gd, gh, gc) in zip(GROUP_LEVELS, sums):
         col[f"up{level}_words_share"] = gw / total
         col[f"up{level}_link_density"] = gl / np.maximum(gw, 1.0)

@@ -152,7 +152,7 @@ def _same_kind_siblings(blocks: Sequence[Block], depth: np.ndarray, top: int,
     return found
 
 
-def subtree_sums(level_ids: list[list[int]], *values: np.ndarray):
+def subtree_sums(level_ids: np.ndarray | list[list[int]], *values: np.ndarray):
     """Per level and block: the sums of ``values`` over the subtree of that ancestor, and its blocks.
 
     A subtree's blocks are contiguous in document order, so its span runs

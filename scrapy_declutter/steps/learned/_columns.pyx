@@ -1,0 +1,59 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""``columns.python_block_columns`` as one C loop over the blocks (see ``columns``).
+
+Each block's fields are read once and written straight into preallocated
+arrays: numbers converted to double as NumPy converts them, the XPath's
+``/`` counted in C, ancestor identities taken as ``id`` gives them (the
+object's address). A test holds the arrays equal to the reference's on
+every bundled page.
+"""
+
+import numpy as np
+from cpython.object cimport PyObject
+
+
+def block_columns(list blocks, tuple fields, dict tag_group, frozenset heading_tags,
+                  tuple levels):
+    """(numbers, ancestry, depth, group, heading, level_ids): see ``columns.BlockColumns``."""
+    cdef Py_ssize_t n = len(blocks), n_fields = len(fields), n_levels = len(levels)
+    cdef Py_ssize_t i, k, m, level, slashes
+    cdef str xpath
+    cdef Py_UCS4 c
+    numbers = np.empty((n, n_fields), dtype=np.float64)
+    depth = np.empty(n, dtype=np.float64)
+    group = np.empty(n, dtype=np.intp)
+    heading = np.empty(n, dtype=np.float64)
+    level_ids = np.zeros((n_levels, n), dtype=np.uint64)
+    cdef double[:, ::1] num = numbers
+    cdef double[::1] dep = depth, head = heading
+    cdef Py_ssize_t[::1] grp = group
+    cdef unsigned long long[:, ::1] ids = level_ids
+    cdef Py_ssize_t[64] up
+    cdef list ancestry = [None] * n
+    cdef tuple a
+    if n_levels > 64:
+        raise ValueError("at most 64 levels")
+    for k in range(n_levels):
+        up[k] = levels[k]
+    for i in range(n):
+        b = blocks[i]
+        for k in range(n_fields):
+            num[i, k] = getattr(b, fields[k])
+        xpath = b.xpath
+        slashes = 0
+        for c in xpath:
+            if c == "/":
+                slashes += 1
+        dep[i] = slashes
+        tag = b.tag
+        got = tag_group.get(tag)
+        grp[i] = -1 if got is None else <Py_ssize_t>got
+        head[i] = 1.0 if tag in heading_tags else 0.0
+        a = b.ancestors
+        ancestry[i] = a
+        m = len(a)
+        for k in range(n_levels):
+            level = up[k]
+            if m > level:
+                ids[k, i] = <unsigned long long><size_t><PyObject*>a[m - 1 - level]
+    return numbers, ancestry, depth, group, heading, level_ids

@@ -1,0 +1,69 @@
+"""What the feature matrix reads from each block as it stands, gathered in one pass.
+
+``features.page_features`` starts from the blocks' numbers (``NUMBER_FIELDS``),
+their ancestor chains, their XPath depth, tag group and heading flag, and
+the identity of their ancestors a few levels up (the subtrees whose sums
+``region.subtree_sums`` takes). Gathered by comprehensions, that is a dozen
+Python passes over the blocks; where the package was built with a compiler
+``_columns`` makes them in one C loop writing into preallocated arrays.
+``python_block_columns`` is the reference, and the fallback; the two give
+the same arrays.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+from ...blocks import HEADING_TAGS, Block
+from ...segment import in_reference_walk
+
+try:
+    from . import _columns as _compiled
+except ImportError:  # built without a compiler: ``python_block_columns``, the reference
+    _compiled = None
+
+
+class BlockColumns(NamedTuple):
+    """The per-block inputs of the feature matrix (one entry or row per block)."""
+
+    #: (blocks x the fields asked for), float64.
+    numbers: np.ndarray
+    #: Each block's ancestor chain (``Block.ancestors``).
+    ancestry: list
+    #: Steps in the block's XPath, float64.
+    depth: np.ndarray
+    #: Index of the block's tag in the groups asked for, -1 for none (intp).
+    group: np.ndarray
+    #: 1.0 for headings, float64.
+    heading: np.ndarray
+    #: (levels x blocks) ``id`` of the ancestor that many levels above the block's own
+    #: element, 0 where the chain is shorter (uint64).
+    level_ids: np.ndarray
+
+
+def block_columns(blocks: Sequence[Block], fields: tuple[str, ...], tag_group: dict[str, int],
+                  levels: tuple[int, ...]) -> BlockColumns:
+    """The ``BlockColumns`` of a page's blocks: compiled where built (and outside
+    ``segment.reference_walk()``), else ``python_block_columns``."""
+    if _compiled is None or in_reference_walk() or not isinstance(blocks, list):
+        return python_block_columns(blocks, fields, tag_group, levels)
+    return BlockColumns(*_compiled.block_columns(blocks, fields, tag_group, HEADING_TAGS, levels))
+
+
+def python_block_columns(blocks: Sequence[Block], fields: tuple[str, ...],
+                         tag_group: dict[str, int], levels: tuple[int, ...]) -> BlockColumns:
+    """``block_columns`` in Python: the reference of the compiled loop."""
+    numbers = np.array(list(map(attrgetter(*fields), blocks)), dtype=np.float64)
+    ancestry = [b.ancestors for b in blocks]
+    tags = [b.tag for b in blocks]
+    return BlockColumns(
+        numbers.reshape(len(blocks), len(fields)), ancestry,
+        np.array([b.xpath.count("/") for b in blocks], dtype=np.float64),
+        np.array([tag_group.get(t, -1) for t in tags], dtype=np.intp),
+        np.array([t in HEADING_TAGS for t in tags], dtype=np.float64),
+        np.array([[id(a[-1 - level]) if len(a) > level else 0 for a in ancestry]
+                  for level in levels], dtype=np.uint64).reshape(len(levels), len(blocks)),
+    )
