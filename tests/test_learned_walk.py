@@ -187,3 +187,22 @@ def test_compiled_block_columns_equal_the_python_reference_on_bundled_pages(file
     short = [b for b in blocks if len(b.ancestors) < 3][:1]
     if short:
         assert (columns.block_columns(short, *args[1:]).level_ids[2] == 0).all()
+
+
+@pytest.mark.parametrize("file_id", BUNDLED)
+def test_the_whole_feature_matrix_equals_the_pure_python_one_on_bundled_pages(model, file_id):
+    """Every compiled part of the learned step at once (tree scan, chains, text, block
+    columns, same-kind siblings, tree walk) against the references ``reference_walk()``
+    switches to."""
+    from scrapy_declutter.segment import reference_walk
+    from scrapy_declutter.steps.learned.step import score_page
+
+    html, truth = wcxb_page(file_id)
+    page = Page.from_html(html, truth.get("url"))
+    got = score_page(model, page)
+    with reference_walk():
+        want = score_page(model, page)
+    assert np.array_equal(got.features, want.features) and got.features.shape[0] > 10
+    assert np.array_equal(got.types, want.types) and np.array_equal(got.content, want.content)
+    region_in = features.feature_names().index("region_in")
+    assert got.features[:, region_in].any()

@@ -30,7 +30,6 @@ def block_columns(list blocks, tuple fields, dict tag_group, frozenset heading_t
     cdef unsigned long long[:, ::1] ids = level_ids
     cdef Py_ssize_t[64] up
     cdef list ancestry = [None] * n
-    cdef tuple a
     if n_levels > 64:
         raise ValueError("at most 64 levels")
     for k in range(n_levels):
@@ -57,3 +56,24 @@ def block_columns(list blocks, tuple fields, dict tag_group, frozenset heading_t
             if m > level:
                 ids[k, i] = <unsigned long long><size_t><PyObject*>a[m - 1 - level]
     return numbers, ancestry, depth, group, heading, level_ids
+
+
+def same_kind(list ancestry, const Py_ssize_t[::1] depths, Py_ssize_t box_depth, object box,
+              object parent):
+    """``region._same_kind_siblings``'s test for one kind of box, per block: the block lies
+    under a sibling of ``box`` (another child of ``parent``) with its tag and classes."""
+    cdef Py_ssize_t n = len(ancestry), i, k, m
+    cdef object a, other
+    found = np.zeros(n, dtype=bool)
+    cdef unsigned char[::1] out = found.view(np.uint8)
+    tag, classes = box[0], box[2]
+    for i in range(n):
+        a = ancestry[i]
+        m = len(a)
+        k = depths[i] - box_depth
+        if 0 <= k < m - 1 and a[m - 2 - k] is parent:
+            other = a[m - 1 - k]
+            if other is not box and other[0] == tag and other[2] == classes:
+                out[i] = 1
+    return found
+

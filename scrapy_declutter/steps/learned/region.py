@@ -33,6 +33,12 @@ from typing import Sequence
 import numpy as np
 
 from ...blocks import Block
+from ...segment import in_reference_walk
+
+try:
+    from . import _columns
+except ImportError:  # built without a compiler: the comprehensions below
+    _columns = None
 
 #: A block counts as prose from this many words ...
 PROSE_MIN_WORDS = 8
@@ -141,8 +147,14 @@ def _same_kind_siblings(blocks: Sequence[Block], depth: np.ndarray, top: int,
                 kinds.append((top - up, box, anc[-2 - level]))
     found = np.zeros(len(blocks), dtype=bool)
     ancestry = [b.ancestors for b in blocks]
+    if _columns is not None and not in_reference_walk():
+        depths = np.ascontiguousarray(depth, dtype=np.intp)
+        for box_depth, box, parent in kinds:
+            found |= _columns.same_kind(ancestry, depths, box_depth, box, parent)
+        return found
     depths = depth.astype(np.intp).tolist()
-    # One comprehension per kind of box (at most three) rather than a loop per block.
+    # One comprehension per kind of box (at most three) rather than a loop per block: the
+    # reference of the compiled ``_columns.same_kind``.
     for box_depth, box, parent in kinds:
         tag, classes = box.tag, box.classes
         found |= np.array([
