@@ -5,6 +5,8 @@
   requirement) and using no libxml2 symbol, so it keeps working when lxml is
   upgraded after install. Without it the package segments in pure Python
   (``segment.python_segment``), saying so once in a logged warning.
+- ``scrapy_declutter._language`` counts the blocks' stop words in one loop
+  per page; without it ``language.stopword_counts`` runs per block, the same counts.
 - ``steps.learned._trees`` walks the tree ensembles and ``steps.learned._chains``
   summarises the blocks' ancestor chains, ``steps.learned._scan`` counts the
   tags and notes the attributes the page-type facts read (over lxml's public C
@@ -37,6 +39,7 @@ def extensions() -> list[Extension]:
         Extension("scrapy_declutter._segment", ["scrapy_declutter/_segment.pyx"],
                   depends=[str(p) for p in Path("scrapy_declutter").glob("_segment_*.pxi")],
                   include_dirs=lxml.get_include(), optional=True),
+        Extension("scrapy_declutter._language", ["scrapy_declutter/_language.pyx"], optional=True),
         Extension("scrapy_declutter.steps.learned._trees", [f"{learned}/_trees.pyx"], optional=True),
         Extension("scrapy_declutter.steps.learned._chains", [f"{learned}/_chains.pyx"],
                   language="c++", optional=True),

@@ -40,9 +40,13 @@ import os
 import re
 from collections import Counter
 from functools import lru_cache
+from importlib import import_module
 from importlib.util import find_spec
 from itertools import filterfalse, islice
+from types import ModuleType
 from typing import TYPE_CHECKING, Iterable
+
+from .segment import in_reference_walk
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -73,6 +77,11 @@ ISO_TO_STOPLIST = {
 DEFAULT_LANGUAGE = "en"
 _XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
 _WORD = re.compile(r"\w+")
+
+try:  # by name, as ``segment`` loads ``_segment``: the import graph sees only .py modules
+    _compiled: "ModuleType | None" = import_module(f"{__package__}._language")
+except ImportError:  # built without a compiler: ``stopword_counts`` block by block
+    _compiled = None
 
 
 def normalise_language(code: str | None) -> str | None:
@@ -130,6 +139,15 @@ def stopword_counts(text: str, stops: frozenset[str]) -> tuple[int, int]:
             if m and m.group() in stops:
                 n += 1
     return bare, n
+
+
+def page_stopword_counts(texts: list[str], stops: frozenset[str]) -> list[tuple[int, int]]:
+    """``stopword_counts`` of each text (a page's blocks): one C loop where the package was
+    built with a compiler (``_language``), else (and inside ``segment.reference_walk()``)
+    the reference block by block."""
+    if _compiled is None or in_reference_walk():
+        return [stopword_counts(t, stops) for t in texts]
+    return _compiled.stopword_counts(texts, stops, _WORD)
 
 
 #: How many of each language's most frequent stop words vote.

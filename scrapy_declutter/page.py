@@ -27,7 +27,8 @@ from parsel.selector import create_root_node
 
 from .blocks import Block
 from .segment import segment
-from .language import DEFAULT_LANGUAGE, declared_language, page_language, stoplist, stopword_counts
+from .language import (DEFAULT_LANGUAGE, declared_language, page_language,
+                       page_stopword_counts, stoplist)
 from .limits import DEFAULT_LIMITS, NO_TEXT, TOO_DEEP, Limits, empty_root, log_reason
 from .salvage import flatten, whole_document
 from .sniff import decode_html
@@ -162,9 +163,10 @@ class Page:
         page.language = page_language(declared, words)
         stops = stoplist(page.language)
         if stops:
-            for b in page.blocks:
-                b.bare_stopwords, b.stopwords = stopword_counts(b.text, stops)
-                b.stopword_density = b.stopwords / b.words if b.words else 0.0
+            counts = page_stopword_counts([b.text for b in page.blocks], stops)
+            for b, (bare, n) in zip(page.blocks, counts):
+                b.bare_stopwords, b.stopwords = bare, n
+                b.stopword_density = n / b.words if b.words else 0.0
         return page
 
     @classmethod

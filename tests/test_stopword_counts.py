@@ -1,0 +1,50 @@
+"""The compiled stop-word counts (``_language``) are the reference's (``language.stopword_counts``)."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+
+import pytest
+from conftest import SAMPLE_DATA
+
+from scrapy_declutter import language
+from scrapy_declutter.page import Page
+from scrapy_declutter.segment import reference_walk
+
+COMPILED = language._compiled
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled_counts():
+    if COMPILED is None:
+        if shutil.which(os.environ.get("CC", "cc")) is None:
+            pytest.skip("no C compiler here: the package counts stop words in pure Python")
+        pytest.fail("the compiled stop-word counts are not built although a compiler is here")
+
+
+def _reference(texts, stops):
+    return [language.stopword_counts(t, stops) for t in texts]
+
+
+def test_odd_words_and_whitespace_count_as_the_reference_counts():
+    stops = language.stoplist("en") | language.stoplist("el")
+    texts = ["The end of it", "the, of. (the)", "ΤΟ\u00a0ΣΑΣ the\u2003of\u3000x", "don't",
+             "of_", "…the…", "x\u200bthe", "\u212a the\u2028of", "  the  ", "\u00b2the", "THE-OF"]
+    got = language.page_stopword_counts(texts, stops)
+    assert got == _reference(texts, stops)
+    assert got[1] == (0, 3) and got[2][0] >= 2
+    with reference_walk():
+        assert language.page_stopword_counts(texts, stops) == got
+
+
+@pytest.mark.parametrize("path", sorted(p for p in SAMPLE_DATA.rglob("*")
+                                        if p.name.endswith((".html", ".html.gz")))[:40],
+                         ids=lambda p: str(p.relative_to(SAMPLE_DATA)))
+def test_bundled_pages_count_as_the_reference_counts(path):
+    data = path.read_bytes()
+    page = Page.from_html(gzip.decompress(data) if path.suffix == ".gz" else data)
+    stops = language.stoplist(page.language)
+    texts = [b.text for b in page.blocks]
+    assert COMPILED.stopword_counts(texts, stops, language._WORD) == _reference(texts, stops)
