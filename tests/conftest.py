@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -20,6 +21,15 @@ def wcxb_page(file_id: str) -> tuple[bytes, dict]:
     html = gzip.decompress((WCXB_SAMPLES / f"{file_id}.html.gz").read_bytes())
     truth = json.loads((WCXB_SAMPLES / f"{file_id}.json").read_text(encoding="utf-8"))
     return html, truth
+
+
+def require_compiled(module: object, what: str) -> None:
+    """Skip where no C compiler is (the package then runs ``what`` in pure Python); fail
+    where one is but the compiled module was not built (``module`` is None)."""
+    if module is None:
+        if shutil.which(os.environ.get("CC", "cc")) is None:
+            pytest.skip(f"no C compiler here: the package runs {what} in pure Python")
+        pytest.fail(f"the compiled {what} is not built although a compiler is here: pip install -e .")
 
 
 @pytest.fixture

@@ -5,11 +5,9 @@ gives what each reader finds walking the tree on its own, and the compiled scan
 from __future__ import annotations
 
 import gzip
-import os
-import shutil
 
 import pytest
-from conftest import SAMPLE_DATA, wcxb_page
+from conftest import SAMPLE_DATA, require_compiled, wcxb_page
 from lxml import etree
 
 from scrapy_declutter.page import Page, parse_html
@@ -19,9 +17,11 @@ from scrapy_declutter.steps.learned.features import container_paths
 from scrapy_declutter.steps.learned.pagetype import PageFacts, python_tree_scan, tree_scan
 
 COMPILED = pagetype._compiled
-needs_compiled = pytest.mark.skipif(
-    COMPILED is None and shutil.which(os.environ.get("CC", "cc")) is None,
-    reason="no C compiler here: the package runs on the pure-Python scan")
+
+
+@pytest.fixture
+def compiled_scan():
+    require_compiled(COMPILED, "tree scan")
 
 MARKED = (
     "<html><head><meta property='og:type' content='article'>"
@@ -66,10 +66,8 @@ def _bundled_pages():
     return sorted(p for p in SAMPLE_DATA.rglob("*") if p.name.endswith((".html", ".html.gz")))
 
 
-@needs_compiled
 @pytest.mark.parametrize("path", _bundled_pages(), ids=lambda p: str(p.relative_to(SAMPLE_DATA)))
-def test_the_compiled_scan_gives_the_reference_on_every_bundled_page(path):
-    assert COMPILED is not None, "the compiled scan is not built although a compiler is here"
+def test_the_compiled_scan_gives_the_reference_on_every_bundled_page(path, compiled_scan):
     data = path.read_bytes()
     page = Page.from_html(gzip.decompress(data) if path.suffix == ".gz" else data)
     found = COMPILED.scan(page.root)
@@ -81,7 +79,6 @@ def test_the_compiled_scan_gives_the_reference_on_every_bundled_page(path):
     assert marked == reference.marked and itemtypes == reference.itemtypes
 
 
-@needs_compiled
 @pytest.mark.parametrize("markup", [
     # A second top-level <html> (the parser's, empty): the attribute XPath reads the whole
     # document, the tag iterator only the root's subtree.
@@ -90,7 +87,7 @@ def test_the_compiled_scan_gives_the_reference_on_every_bundled_page(path):
     "</body></html>",
     "<html xmlns:x='urn:x'><body><x:main role='main'><p itemprop='text'>a</p></x:main></body></html>",
 ])
-def test_trees_an_html_parse_never_makes_are_left_to_the_reference(markup):
+def test_trees_an_html_parse_never_makes_are_left_to_the_reference(markup, compiled_scan):
     if markup.startswith("<p"):
         root = parse_html(markup)
         assert len(list(root.itersiblings())) == 2

@@ -6,13 +6,11 @@ taken inside ``reference_walk()``)."""
 from __future__ import annotations
 
 import contextlib
-import os
 import re
-import shutil
 
 import numpy as np
 import pytest
-from conftest import wcxb_page
+from conftest import require_compiled, wcxb_page
 
 from scrapy_declutter.page import Page
 from scrapy_declutter.segment import reference_walk
@@ -26,10 +24,7 @@ def _path(name):
     """The context a path runs in: the compiled loop needs the build, the reference a switch."""
     if name == "reference":
         return reference_walk()
-    if T._compiled is None:
-        if shutil.which(os.environ.get("CC", "cc")) is None:
-            pytest.skip("no C compiler here: the package runs on the pure-Python columns")
-        pytest.fail("the compiled text columns are not built although a compiler is here")
+    require_compiled(T._compiled, "text columns")
     return contextlib.nullcontext()
 
 

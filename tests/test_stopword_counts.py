@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import gzip
-import os
-import shutil
 
 import pytest
-from conftest import SAMPLE_DATA
+from conftest import SAMPLE_DATA, require_compiled
 
 from scrapy_declutter import language
 from scrapy_declutter.page import Page
@@ -18,10 +16,7 @@ COMPILED = language._compiled
 
 @pytest.fixture(scope="module", autouse=True)
 def compiled_counts():
-    if COMPILED is None:
-        if shutil.which(os.environ.get("CC", "cc")) is None:
-            pytest.skip("no C compiler here: the package counts stop words in pure Python")
-        pytest.fail("the compiled stop-word counts are not built although a compiler is here")
+    require_compiled(COMPILED, "stop-word count")
 
 
 def _reference(texts, stops):

@@ -12,9 +12,7 @@ installed now, whichever lxml it was compiled against.
 from __future__ import annotations
 
 import gzip
-import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from lxml import etree
 
-from conftest import SAMPLE_DATA, SHARED_WCXB, needs_shared
+from conftest import SAMPLE_DATA, SHARED_WCXB, needs_shared, require_compiled
 
 from scrapy_declutter import Page, extract
 from scrapy_declutter import segment as segment_module
@@ -42,10 +40,7 @@ COMPILED = segment_module.COMPILED
 @pytest.fixture(scope="module", autouse=True)
 def compiled_walk():
     """The compiled walk, which the install builds; skipped only where no C compiler is."""
-    if COMPILED is None:
-        if shutil.which(os.environ.get("CC", "cc")) is None:
-            pytest.skip("no C compiler here: the package runs on the pure-Python walk")
-        pytest.fail("the compiled walk is not built although a compiler is here: pip install -e .")
+    require_compiled(COMPILED, "segmentation walk")
     return COMPILED
 
 
