@@ -84,10 +84,12 @@ CITATION = (
     "WCXB, the Web Content eXtraction Benchmark, by Murrough Foley (2026), dev split, CC-BY-4.0; "
     "L3S-GN1 (Kohlschütter, Fankhauser, Nejdl, WSDM 2010), research use; Mozilla Readability's "
     "test pages, Apache-2.0; CleanEval 2007 (Baroni et al., LREC 2008), research use; "
-    "CleanPortalEval (Endrédy and Novák, Polibits 48, 2013), research use"
+    "CleanPortalEval (Endrédy and Novák, Polibits 48, 2013), research use; trafilatura's "
+    "evaluation set (snippets), Apache-2.0 repository, pages for research use"
 )
 COMMAND = ("scrapy-declutter train-model ../shared/data/wcxb-dev ../shared/data/l3s-gn1 "
-           "../shared/data/readability-tests ../shared/data/cleaneval ../shared/data/sites-dev")
+           "../shared/data/readability-tests ../shared/data/cleaneval ../shared/data/sites-dev "
+           "../shared/data/trafilatura-eval --cv 0")
 
 
 def all_cuts() -> dict[str, dict[str, float]]:
