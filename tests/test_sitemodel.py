@@ -239,7 +239,9 @@ def test_a_repeated_section_title_over_content_stays_while_the_footer_goes(monke
         return article(i).replace('<div id="main">', '<div id="main"><p>Table of Contents</p>', 1)
 
     def last_page_steps() -> dict[str, tuple[str, str | None]]:
-        dec = Declutter("default", flush_every=1, learner=SiteLearner())
+        # A low cut, so the generic step keeps the title (the shipped model scores it 0.3):
+        # what is tested is that site learning leaves it there.
+        dec = Declutter("default(threshold=0.2)", flush_every=1, learner=SiteLearner())
         for i in range(6):
             result = dec.extract(page(i), f"https://example.org/{i}")
         return {b.text: (b.label, b.step) for b in result.blocks}

@@ -16,7 +16,11 @@ folds never see the id/class vocabulary or the URLs of the sites they score.
 2. the block classifier, whose page-type columns hold, for every training
    page, the probabilities of a page-type classifier that did not see the
    page's domain (``INNER_FOLDS``-fold), as the shipped model will meet them;
-3. the comment model, on the blocks in comment boxes of the pages whose
+3. the second stage, on the same rows plus the ``context`` columns of
+   first-stage probabilities that, for every training page, come from a
+   block classifier that did not see the page's domain (``INNER_FOLDS``-fold,
+   token odds learned without it too), as the shipped model will meet them;
+4. the comment model, on the blocks in comment boxes of the pages whose
    reference keeps comment text.
 
 Blocks are weighted by their share of the page's labelled words, so every
@@ -36,6 +40,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from ...blocks import class_tokens
+from ...steps.learned.context import context_features, context_names
 from ...steps.learned.decide import decide
 from ...steps.learned.features import container_paths, feature_names, page_features
 from ...steps.learned.model import BlockModel, softmax_probabilities
@@ -79,10 +84,12 @@ CITATION = (
     "WCXB, the Web Content eXtraction Benchmark, by Murrough Foley (2026), dev split, CC-BY-4.0; "
     "L3S-GN1 (Kohlschütter, Fankhauser, Nejdl, WSDM 2010), research use; Mozilla Readability's "
     "test pages, Apache-2.0; CleanEval 2007 (Baroni et al., LREC 2008), research use; "
-    "CleanPortalEval (Endrédy and Novák, Polibits 48, 2013), research use"
+    "CleanPortalEval (Endrédy and Novák, Polibits 48, 2013), research use; trafilatura's "
+    "evaluation set (snippets), Apache-2.0 repository, pages for research use"
 )
 COMMAND = ("scrapy-declutter train-model ../shared/data/wcxb-dev ../shared/data/l3s-gn1 "
-           "../shared/data/readability-tests ../shared/data/cleaneval ../shared/data/sites-dev")
+           "../shared/data/readability-tests ../shared/data/cleaneval ../shared/data/sites-dev "
+           "../shared/data/trafilatura-eval --cv 0")
 
 
 def all_cuts() -> dict[str, dict[str, float]]:
@@ -229,16 +236,51 @@ def matrix(corpus: Corpus, indices: Sequence[int], odds: dict[str, float],
     return X, y, c, w, spans
 
 
+def fit_blocks(corpus: Corpus, indices: Sequence[int], odds: dict[str, float],
+               types: Mapping[int, np.ndarray | None], params: dict | None = None):
+    """The first-stage block classifier of some pages, with their features, labels and weights."""
+    X, y, c, w, _ = matrix(corpus, indices, odds, types)
+    rows = w > 0
+    return export_trees(fit_trees(X[rows], y[rows], w[rows], params)), (X, y, c, w)
+
+
+def inner_block_probabilities(corpus: Corpus, indices: Sequence[int],
+                              types: Mapping[int, np.ndarray | None],
+                              params: dict | None = None) -> dict[int, np.ndarray]:
+    """First-stage P(content) of each training page's blocks from a classifier (and token
+    odds) that did not see its domain: what the second stage is trained to read."""
+    folds = domain_folds([corpus.samples[i] for i in indices], INNER_FOLDS)
+    out: dict[int, np.ndarray] = {}
+    for f in range(INNER_FOLDS):
+        fit_on = [i for i, g in zip(indices, folds) if g != f]
+        odds = learn_odds(corpus, fit_on)
+        trees, _ = fit_blocks(corpus, fit_on, odds, types, params)
+        for i, g in zip(indices, folds):
+            if g == f:
+                X = page_features(corpus.pages[i], odds, corpus.containers[i],
+                                  page_type=types.get(i))
+                out[i] = trees.probabilities(X)
+    return out
+
+
 def train(corpus: Corpus, indices: Sequence[int], *, params: dict | None = None,
-          progress: bool = False) -> BlockModel:
-    """The page-type, block and comment models from some pages of the corpus, as a BlockModel."""
+          second_stage: bool = True, progress: bool = False) -> BlockModel:
+    """The page-type, block (one or two stages) and comment models from some pages of the
+    corpus, as a BlockModel."""
     indices = list(indices)
     page_types = fit_page_types(corpus, indices)
     types = inner_type_probabilities(corpus, indices) if page_types else {}
     odds = learn_odds(corpus, indices)
-    X, y, c, w, _ = matrix(corpus, indices, odds, types)
+    trees, (X, y, c, w) = fit_blocks(corpus, indices, odds, types, params)
     rows = w > 0
-    trees = export_trees(fit_trees(X[rows], y[rows], w[rows], params))
+    second = None
+    if second_stage:
+        first = inner_block_probabilities(corpus, indices, types, params)
+        ctx = np.vstack([context_features(corpus.pages[i].blocks, first[i]) for i in indices])
+        X2 = np.hstack([X[rows], ctx[rows]])
+        del ctx
+        second = export_trees(fit_trees(X2, y[rows], w[rows], params))
+        del X2
     boxed = c >= 0
     comments = None
     if boxed.sum() and len(set(c[boxed].tolist())) == 2:
@@ -255,8 +297,10 @@ def train(corpus: Corpus, indices: Sequence[int], *, params: dict | None = None,
         "training": {"data": CITATION, "pages": len(indices), "blocks": int(rows.sum()),
                      "params": {**PARAMS, **(params or {})}, "command": COMMAND},
     }
+    if second is not None:
+        meta["context_names"] = context_names()
     return BlockModel(trees=trees, odds=odds, meta=meta, page_types=page_types,
-                      comments=comments)
+                      comments=comments, second=second)
 
 
 def domain_folds(samples: Sequence[Sample], k: int) -> list[int]:

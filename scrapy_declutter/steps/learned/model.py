@@ -1,15 +1,18 @@
-"""The shipped model of the learned step: three kinds of tree ensembles, token odds, cuts.
+"""The shipped model of the learned step: four kinds of tree ensembles, token odds, cuts.
 
 File format 2 (``.npz``, read with ``allow_pickle=False``):
 
 - ``blocks_*``: the block classifier, P(content) of each block
   (``trees.NODE_ARRAYS`` and ``roots`` under that prefix);
+- ``second_*`` (optional): the second stage, P(content) from the block's
+  features and the ``context`` columns of the first stage's probabilities;
+  a model without it keeps the first stage's probabilities;
 - ``type0_*`` ... ``type6_*``: the page-type classifier, one ensemble per
   ``pagetype.PAGE_TYPES``, combined by softmax;
 - ``comments_*``: P(a reader comment's text) of the blocks in comment boxes;
 - ``odds_tokens`` / ``odds_values``: id/class token log-odds;
 - ``meta``: a UTF-8 JSON document with the format version, each ensemble's
-  base score and depth, the block and page-vector feature names, the cuts
+  base score and depth, the block, context and page-vector feature names, the cuts
   (a threshold per favour and page type), the data citation and the
   command that rebuilt the file.
 
@@ -57,6 +60,8 @@ class BlockModel:
     page_types: tuple[TreeEnsemble, ...] = ()
     #: P(comment text) of a block in a comment box; None: no comment labels.
     comments: TreeEnsemble | None = None
+    #: P(content) from a block's features and its ``context`` columns; None: one stage.
+    second: TreeEnsemble | None = None
     #: Odds of the id/class names and combinations seen so far, for ``page_features``'s ``memo``.
     odds_memo: dict = field(default_factory=dict, repr=False)
 
@@ -92,6 +97,8 @@ class BlockModel:
         ensembles = {"blocks": self.trees, **{f"type{k}": t for k, t in enumerate(self.page_types)}}
         if self.comments is not None:
             ensembles["comments"] = self.comments
+        if self.second is not None:
+            ensembles["second"] = self.second
         arrays: dict[str, np.ndarray] = {}
         for prefix, t in ensembles.items():
             for name, kind in _ARRAY_TYPES.items():
@@ -152,15 +159,18 @@ def load_model(path: str | Path | None = None) -> BlockModel:
     if page_types and len(page_types) != len(PAGE_TYPES):
         raise ModelError(f"{source} has {len(page_types)} page-type ensembles, "
                          f"not {len(PAGE_TYPES)}")
-    for prefix, names in (("blocks", "feature_names"), ("comments", "feature_names"),
-                          ("type0", "type_vector_names")):
-        t, width = built.get(prefix), len(meta.get(names) or [])
+    n_features = len(meta.get("feature_names") or [])
+    widths = {"blocks": n_features, "comments": n_features,
+              "second": n_features + len(meta.get("context_names") or []),
+              "type0": len(meta.get("type_vector_names") or [])}
+    for prefix, width in widths.items():
+        t = built.get(prefix)
         if t is not None and len(t.feature) and t.feature.max() >= width:
             raise ModelError(f"{source}: {prefix} uses feature {t.feature.max()} "
-                             f"but {names} has {width}")
+                             f"but the model names {width}")
     odds = dict(zip(arrays["odds_tokens"].tolist(), arrays["odds_values"].astype(float).tolist()))
     return BlockModel(trees=built["blocks"], odds=odds, meta=meta, page_types=page_types,
-                      comments=built.get("comments"))
+                      comments=built.get("comments"), second=built.get("second"))
 
 
 def _ensemble(arrays: dict[str, np.ndarray], prefix: str, spec: dict) -> TreeEnsemble:

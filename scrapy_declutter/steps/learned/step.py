@@ -1,6 +1,6 @@
 """The learned block classifier as a step: the package's default extractor.
 
-Three small models, trained offline on six public data sets with
+Four small models, trained offline on six public data sets with
 ``scrapy-declutter train-model`` (see the README's "Default (learned)"),
 run in turn on a page:
 
@@ -9,9 +9,12 @@ run in turn on a page:
    ``page.page_type``;
 2. the block classifier scores every block from its text, structure,
    id/class-token, region and neighbour features plus those probabilities
-   (``features``); ``decide`` keeps the blocks at or above the cut, which
-   is chosen per page type and per ``favor``;
-3. among the blocks left out that sit in a box of reader comments, the
+   (``features``);
+3. the second stage scores every block again from the same features and
+   what the first said around it (``context``: its neighbours' and its
+   ancestors' subtrees' probabilities); ``decide`` keeps the blocks at or
+   above the cut, which is chosen per page type and per ``favor``;
+4. among the blocks left out that sit in a box of reader comments, the
    comment model tells a comment's text (label ``comment``) from the
    thread's chrome (``comments``).
 
@@ -132,6 +135,7 @@ def score_page(model: "BlockModel", page: "Page", *, facts: "PageFacts | None" =
     ``facts`` and ``containers`` are read from the page's tree when not
     given (training computes them once, before it drops the tree).
     """
+    from .context import context_features
     from .features import container_paths, page_features
     from .pagetype import PageFacts, page_vector, tree_scan
 
@@ -147,20 +151,25 @@ def score_page(model: "BlockModel", page: "Page", *, facts: "PageFacts | None" =
     if containers is None:
         containers = container_paths(page, scan)
     X = page_features(page, model.odds, containers, memo=model.odds_memo, page_type=types)
-    return PageScores(types, X, model.trees.probabilities(X))
+    probs = model.trees.probabilities(X)
+    if model.second is not None:
+        probs = model.second.probabilities(np.hstack([X, context_features(page.blocks, probs)]))
+    return PageScores(types, X, probs)
 
 
 @lru_cache(maxsize=8)
 def _checked_model(path: str | None) -> "BlockModel":
     """The model at ``path`` (None: the shipped one), checked once against this version's features."""
     from ...errors import ModelError
+    from .context import context_names
     from .features import feature_names
     from .model import REBUILD, cached_model
     from .pagetype import vector_names
 
     m = cached_model(path)
     if m.feature_names != feature_names() or (
-            m.page_types and m.meta.get("type_vector_names") != vector_names()):
+            m.page_types and m.meta.get("type_vector_names") != vector_names()) or (
+            m.second is not None and m.meta.get("context_names") != context_names()):
         raise ModelError(
             f"model {path or 'shipped'} was trained on other features than this version "
             f"computes; rebuild it with `{REBUILD}`"

@@ -1,0 +1,106 @@
+"""What the first stage said around a block: the second stage's extra columns.
+
+The block classifier scores each block from its own features and a few
+neighbours' (``features``). Content is a run of blocks in one or a few
+subtrees, so where the first stage is confident says a lot about the
+uncertain blocks: a short line between two paragraphs it keeps is likely
+the article's, a teaser in a subtree it mostly drops is likely chrome, and
+on a listing the items' titles look alike and are kept or dropped together.
+The second stage reads the first stage's probabilities ``p`` through these
+columns, with the block's own features, and gives the final P(content):
+
+- the block's own logit, and ``p`` of the blocks one and two places before
+  and after (-1 where there is none);
+- for the subtrees of the block's ancestors at ``LEVELS``: the word-weighted
+  mean of ``p`` over the subtree, and the subtree's share of the page's
+  expected content words (sum of ``p`` × words);
+- the page's expected content words over its words, its share of blocks at
+  ``CONFIDENT`` or above, the share of expected content words before and
+  after the block, and how many blocks away the nearest confident one is
+  on each side (log).
+
+Training gives these columns the first stage's out-of-fold probabilities
+(a model that did not see the page's domain), as the shipped model meets them.
+All columns are array operations over the page's blocks.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ...blocks import Block
+from .region import subtree_sums
+
+#: Levels above the block element whose subtree's probabilities are summarised.
+LEVELS = (1, 2, 3, 4, 6)
+#: Neighbour offsets whose probability is copied into the row.
+OFFSETS = (-2, -1, 1, 2)
+#: A first-stage probability at or above this counts as a confident content block.
+CONFIDENT = 0.5
+#: Probabilities are clipped to [EPS, 1 - EPS] before the logit.
+EPS = 1e-4
+
+CONTEXT_NAMES = (
+    ["ctx_logit", *(f"ctx_p{o:+d}" for o in OFFSETS)]
+    + [f"ctx_up{level}_mean" for level in LEVELS]
+    + [f"ctx_up{level}_mass" for level in LEVELS]
+    + ["ctx_page_mass", "ctx_page_confident", "ctx_mass_before", "ctx_mass_after",
+       "ctx_dist_prev", "ctx_dist_next"]
+)
+
+
+def context_names() -> list[str]:
+    """Column names of the matrix ``context_features`` returns, in order."""
+    return list(CONTEXT_NAMES)
+
+
+def context_features(blocks: Sequence[Block], probs: np.ndarray) -> np.ndarray:
+    """The (blocks × ``CONTEXT_NAMES``) float32 matrix of a page from first-stage ``probs``."""
+    n = len(blocks)
+    out = np.zeros((n, len(CONTEXT_NAMES)))
+    if n == 0:
+        return out.astype(np.float32)
+    p = np.clip(np.asarray(probs, dtype=np.float64), EPS, 1 - EPS)
+    words = np.fromiter((b.words for b in blocks), dtype=np.float64, count=n)
+    weight = np.maximum(words, 1.0)  # a block without words still counts in a subtree's mean
+    mass = p * words
+    total = mass.sum() or 1.0
+    out[:, 0] = np.log(p / (1 - p))
+    for k, off in enumerate(OFFSETS, start=1):
+        col = out[:, k]
+        col[:] = -1.0
+        if off < 0 and n > -off:
+            col[-off:] = p[:off]
+        elif off > 0 and n > off:
+            col[:-off] = p[off:]
+    ancestry = [b.ancestors for b in blocks]
+    level_ids = [[id(a[-1 - level]) if len(a) > level else 0 for a in ancestry]
+                 for level in LEVELS]
+    first = 1 + len(OFFSETS)
+    for k, (sw, swp, sm, _) in enumerate(subtree_sums(level_ids, weight, p * weight, mass)):
+        out[:, first + k] = swp / sw
+        out[:, first + len(LEVELS) + k] = sm / total
+    c = first + 2 * len(LEVELS)
+    out[:, c] = mass.sum() / (words.sum() or 1.0)
+    confident = p >= CONFIDENT
+    out[:, c + 1] = confident.mean()
+    cum = np.cumsum(mass)
+    out[:, c + 2] = (cum - mass) / total
+    out[:, c + 3] = (cum[-1] - cum) / total
+    out[:, c + 4], out[:, c + 5] = _distances(np.flatnonzero(confident), n)
+    return out.astype(np.float32)
+
+
+def _distances(strong: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """log(1 + blocks to the nearest confident block at or before / at or after each block)."""
+    if not len(strong):
+        far = np.full(n, np.log1p(n))
+        return far, far
+    idx = np.arange(n)
+    after = np.searchsorted(strong, idx)  # first confident index >= i
+    before = np.searchsorted(strong, idx, side="right") - 1  # last confident index <= i
+    prev = np.where(before >= 0, idx - strong[np.maximum(before, 0)], n)
+    nxt = np.where(after < len(strong), strong[np.minimum(after, len(strong) - 1)] - idx, n)
+    return np.log1p(prev), np.log1p(nxt)
