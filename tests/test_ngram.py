@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from scrapy_declutter.errors import ModelFormatError
-from scrapy_declutter.sitelearning.ngram import DISCARD, KEEP, NGramClassifier, NGramLM
+from scrapy_declutter.sitelearning.counts import counted, merged
+from scrapy_declutter.sitelearning.ngram import DISCARD, KEEP, PRUNE_TO, NGramClassifier, NGramLM
 
 
 def test_probabilities_sum_to_one_over_the_alphabet():
@@ -137,3 +138,46 @@ def test_batched_training_equals_training_text_by_text():
         assert len(batch.lms[category]) == len(one.lms[category])
     for text in ["the mat", "Login", "sat on"]:
         assert batch.classify(text).log_odds == pytest.approx(one.classify(text).log_odds)
+
+
+def _reference_fold(keys, counts, batches, max_entries):
+    """The tables as a fold built them before ``counts``: np.unique over everything, lexsort to prune."""
+    allk = np.concatenate([keys, *batches])
+    allc = np.concatenate([counts, np.ones(sum(len(b) for b in batches), dtype=np.int64)])
+    uniq, inverse = np.unique(allk, return_inverse=True)
+    summed = np.bincount(inverse, weights=allc, minlength=len(uniq)).astype(np.int64)
+    if len(uniq) > max_entries:
+        idx = np.lexsort((uniq, -summed))[: int(max_entries * PRUNE_TO)]
+        idx.sort()
+        uniq, summed = uniq[idx], summed[idx]
+    return uniq, summed
+
+
+def test_folds_keep_the_same_counts_and_prune_the_same_ngrams_as_sorting_everything():
+    # Few distinct keys, many repeats: pruning cuts through long runs of tied counts.
+    rng = np.random.default_rng(7)
+    lm = NGramLM(order=3, max_entries=400)
+    keys, counts = np.empty(0, np.uint64), np.empty(0, np.int64)
+    pending = []
+    for step in range(60):
+        batch = rng.integers(0, 900 if step % 2 else 2**63, size=int(rng.integers(1, 300)),
+                             dtype=np.uint64)
+        lm.add_keys(batch)
+        pending.append(batch)
+        if sum(map(len, pending)) >= 400:  # FOLD_AT * max_entries: the LM folded
+            keys, counts = _reference_fold(keys, counts, pending, 400)
+            pending = []
+    keys, counts = _reference_fold(keys, counts, pending, 400)
+    lm._fold()
+    assert np.array_equal(lm._keys, keys) and np.array_equal(lm._counts, counts)
+    assert len(keys) > 250  # pruned at least once, and the table was not emptied
+
+
+def test_merge_of_count_tables_equals_unique_over_both():
+    rng = np.random.default_rng(3)
+    a = counted(rng.integers(0, 50, 200, dtype=np.uint64))
+    b = counted(rng.integers(25, 90, 120, dtype=np.uint64))
+    keys, summed = merged(*a, *b)
+    ref_keys, ref_counts = counted(np.concatenate([np.repeat(*a), np.repeat(*b)]))
+    assert np.array_equal(keys, ref_keys) and np.array_equal(summed, ref_counts)
+    assert np.array_equal(merged(*a, *counted(np.empty(0, np.uint64)))[0], a[0])

@@ -22,6 +22,8 @@ from scrapy_declutter.sitelearning.stores.sqlite import SQLiteStore
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 WRITES = 15
 FP = fingerprint("Subscribe to our newsletter")
+#: Pages made of these differ once digits are folded (else they are near-copies, not learned).
+WORDS = ["Third", "Fourth", "Fifth", "Sixth", "Seventh", "Eighth"]
 
 
 def delta(site: str, i: int) -> SiteModel:
@@ -197,6 +199,43 @@ def test_redis_going_away_degrades_to_generic_and_recovers(redis_server, caplog)
     with open_store(redis_server["uri"]) as store:
         assert store.load("example.org").pages >= 2  # the increments waited and landed
     dec.close()
+
+
+def test_writes_behind_the_crawl_wait_for_redis_and_land_when_it_is_back(redis_server, caplog):
+    """``write_behind``: the batches go on a writer thread; one that fails is sent again."""
+    page = "<html><body><p>{}</p><p>Shared footer text of the site, long enough.</p></body></html>"
+    dec = Declutter("density", store=redis_server["uri"], flush_every=1, retry_after=0.0,
+                    write_behind=True)
+    dec.extract(page.format("First story " * 20), "https://example.org/1")
+    dec.extract(page.format("Second story " * 20), "https://example.org/2")
+    redis_server["proc"].terminate()
+    redis_server["proc"].wait(10)
+    with caplog.at_level(logging.WARNING):
+        for i, word in enumerate(WORDS[:3], 3):  # each write fails on the writer thread and
+            assert word in dec.extract(page.format(f"{word} story " * 20),  # is queued again
+                                       f"https://example.org/{i}").text
+    assert any("unavailable" in r.message for r in caplog.records)
+    redis_server["proc"] = _start_redis(redis_server["port"])  # back, empty
+    with caplog.at_level(logging.WARNING):
+        dec.flush()
+    assert any("back" in r.message for r in caplog.records) and not dec._queue
+    with open_store(redis_server["uri"]) as store:
+        assert store.load("example.org").pages == 3  # pages 3-5 waited and landed
+    dec.close()
+
+
+def test_a_site_back_in_memory_reads_the_increments_still_being_written(tmp_path):
+    """Evicted while its delta is on the writer thread, a site reloads with every page counted."""
+    page = "<html><body><p>{}</p><p>Shared footer text of the site, long enough.</p></body></html>"
+    dec = Declutter("density", store=f"sqlite:///{tmp_path}/s.db", flush_every=1,
+                    max_cache_bytes=1, write_behind=True)  # every other site is evicted at once
+    for i, word in enumerate(WORDS):
+        for site in ("a.example", "b.example"):
+            dec.extract(page.format(f"{word} story of {site} " * 20), f"https://{site}/{i}")
+            assert dec.model(site).pages == i + 1
+    dec.close()
+    with open_store(f"sqlite:///{tmp_path}/s.db") as store:
+        assert store.load("a.example").pages == store.load("b.example").pages == 6
 
 
 def test_unreachable_redis_raises_unavailable():

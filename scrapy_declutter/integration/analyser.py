@@ -124,6 +124,7 @@ before the core sees it.
                 content_selector=options.content_selector,
                 warmup=options.warmup_pages,
                 log=self.log,
+                write_behind=True,  # the store's writes off the analysis thread
             )
             self._cores[key] = core
         return core

@@ -40,6 +40,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from ..errors import ModelFormatError
+from .counts import Table, counted, merged, pruned
 from .lmindex import SHIFT, Scorer
 
 #: The seed's n (LingPipe ``NGRAM_SIZE = 6``).
@@ -129,8 +130,9 @@ class NGramLM:
         self.max_entries = max_entries
         self._keys = np.empty(0, dtype=np.uint64)  # sorted, unique
         self._counts = np.empty(0, dtype=np.int64)
-        self._pending: list[np.ndarray] = []
-        self._pending_size = 0
+        #: Counted batches (``counts.counted``) waiting to be folded into the table.
+        self._pending: list[Table] = []
+        self._pending_size = 0  # n-gram occurrences they hold
         self._compiled: Scorer | None = None
 
     # -- training ---------------------------------------------------------
@@ -142,10 +144,22 @@ class NGramLM:
             self.add_keys(keys[valid_mask(self.order, len(chars))])
 
     def add_keys(self, keys: np.ndarray) -> None:
-        """Add n-gram keys (from ``prepare``), one count each."""
+        """Add n-gram keys (``ngram_keys`` under ``valid_mask``), one count each."""
         if len(keys):
-            self._pending.append(keys)
-            self._pending_size += len(keys)
+            self.add_counted(*counted(keys))
+
+    def add_counted(self, keys: np.ndarray, counts: np.ndarray) -> None:
+        """Add n-grams already counted (``counts.counted``): one page's lesson goes to two
+        models (the site's and its delta), counted once.
+
+        Batches wait until they hold ``FOLD_AT * max_entries`` occurrences; a
+        fold adds them to the table and prunes it once, so what survives
+        depends on the n-grams trained and on when folds happen, never on
+        how the batches were counted.
+        """
+        if len(keys):
+            self._pending.append((keys, counts))
+            self._pending_size += int(counts.sum())
             self._compiled = None
             if self._pending_size >= FOLD_AT * self.max_entries:
                 self._fold()
@@ -156,30 +170,21 @@ class NGramLM:
             raise ValueError(f"cannot merge order {other.order} into order {self.order}")
         other._fold()
         self._fold()
-        self._set(*self._combine([self._keys, other._keys], [self._counts, other._counts]))
+        self._set(*merged(self._keys, self._counts, other._keys, other._counts))
 
     def _fold(self) -> None:
         if not self._pending:
             return
-        batch = np.concatenate(self._pending)
+        (keys, counts), *rest = self._pending
+        for more in rest:
+            keys, counts = merged(keys, counts, *more)
         self._pending, self._pending_size = [], 0
-        keys, counts = np.unique(batch, return_counts=True)
-        self._set(*self._combine([self._keys, keys], [self._counts, counts.astype(np.int64)]))
-
-    @staticmethod
-    def _combine(keys: list[np.ndarray], counts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        allk = np.concatenate(keys)
-        uniq, inverse = np.unique(allk, return_inverse=True)
-        summed = np.bincount(inverse, weights=np.concatenate(counts), minlength=len(uniq))
-        return uniq, summed.astype(np.int64)
+        self._set(*merged(self._keys, self._counts, keys, counts))
 
     def _set(self, keys: np.ndarray, counts: np.ndarray) -> None:
         if len(keys) > self.max_entries:
-            keep = int(self.max_entries * PRUNE_TO)
             # Highest counts survive; ties go to the lower key, so pruning is deterministic.
-            idx = np.lexsort((keys, -counts))[:keep]
-            idx.sort()
-            keys, counts = keys[idx], counts[idx]
+            keys, counts = pruned(keys, counts, int(self.max_entries * PRUNE_TO))
         self._keys, self._counts = keys, counts
         self._compiled = None
 
@@ -246,8 +251,12 @@ class NGramLM:
         return lm
 
 
-def prepare(examples: Iterable[tuple[str, str]], order: int) -> dict[str, tuple[np.ndarray, int]]:
-    """Per category, the n-gram keys of all its texts and how many texts: one NumPy pass each.
+#: Per category: its texts' n-grams, counted (``counts.counted``), and how many texts.
+Prepared = dict[str, tuple[np.ndarray, np.ndarray, int]]
+
+
+def prepare(examples: Iterable[tuple[str, str]], order: int) -> Prepared:
+    """Per category, the n-grams of all its texts, counted, and how many texts: one NumPy pass each.
 
     The texts are joined, and each position keeps only the contexts that do
     not reach back into the previous text, so the counts equal training each
@@ -259,13 +268,13 @@ def prepare(examples: Iterable[tuple[str, str]], order: int) -> dict[str, tuple[
             raise ValueError(f"category must be one of {CATEGORIES}, not {category!r}")
         if text:
             texts.setdefault(category, []).append(text[:MAX_CHARS])
-    out: dict[str, tuple[np.ndarray, int]] = {}
+    out: Prepared = {}
     for category, items in texts.items():
         lengths = np.fromiter((len(t) for t in items), dtype=np.int64, count=len(items))
         chars = codepoints("".join(items), max_chars=int(lengths.sum()))
         keys = ngram_keys(chars, order)
         offset = np.arange(len(chars)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        out[category] = (keys[np.arange(order)[:, None] <= offset[None, :]], len(items))
+        out[category] = (*counted(keys[np.arange(order)[:, None] <= offset[None, :]]), len(items))
     return out
 
 
@@ -306,12 +315,12 @@ class NGramClassifier:
         """Train on many (category, text) pairs: the same counts as ``train`` on each, in one pass."""
         self.add_prepared(prepare(examples, self.order))
 
-    def add_prepared(self, batch: "dict[str, tuple[np.ndarray, int]]") -> None:
+    def add_prepared(self, batch: Prepared) -> None:
         """Add what ``prepare`` computed (one page's lesson goes to two models this way)."""
-        for category, (keys, n_texts) in batch.items():
-            self.lms[category].add_keys(keys)
+        for category, (keys, counts, n_texts) in batch.items():
+            self.lms[category].add_counted(keys, counts)
             self.examples[category] += n_texts
-            self._added += len(keys)
+            self._added += int(counts.sum())
 
     def ready(self, min_examples: int = 1) -> bool:
         """Whether both categories have seen at least ``min_examples`` texts."""
