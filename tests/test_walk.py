@@ -234,7 +234,6 @@ def test_without_the_compiled_parts_the_package_runs_with_one_warning():
 def test_the_first_pages_of_wcxb_dev_are_identical():
     check = check_walks(load_dataset(SHARED_WCXB, limit=60))
     assert check.pages == 60 and check.differing == [] and check.left_to_reference == 0
-    assert check.compiled_seconds < check.reference_seconds
 
 
 def test_extract_uses_the_compiled_walk_and_says_the_same():
