@@ -93,6 +93,28 @@ def test_two_processes_writing_one_sqlite_store_lose_nothing(tmp_path):
     assert_no_lost_counts(f"sqlite:///{tmp_path}/shared.db")
 
 
+def _open_at_once(uri: str, barrier) -> None:
+    barrier.wait()
+    open_store(uri).close()
+
+
+def test_processes_opening_a_fresh_sqlite_file_at_once_all_get_the_store(tmp_path):
+    # Two crawls started together: the switch to WAL answered "database is locked"
+    # without waiting (7 of 180 openers failed before the set-up was retried).
+    ctx = multiprocessing.get_context("fork")
+    failed = 0
+    for trial in range(30):
+        barrier = ctx.Barrier(6)
+        uri = f"sqlite:///{tmp_path}/fresh-{trial}.db"
+        procs = [ctx.Process(target=_open_at_once, args=(uri, barrier)) for _ in range(6)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join(60)
+        failed += sum(p.exitcode != 0 for p in procs)
+    assert failed == 0
+
+
 def test_corrupt_sqlite_file_is_moved_aside_with_a_logged_error(tmp_path, caplog):
     path = tmp_path / "sites.db"
     path.write_bytes(b"this is not a database" * 100)

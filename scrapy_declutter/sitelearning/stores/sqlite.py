@@ -76,14 +76,32 @@ class SQLiteStore(SiteStore):
         conn = sqlite3.connect(str(self.path), timeout=self.timeout, isolation_level=None,
                                check_same_thread=False)
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            for statement in SCHEMA:
-                conn.execute(statement)
+            self._set_up(conn)
         except sqlite3.DatabaseError:
             conn.close()
             raise
         return conn
+
+    def _set_up(self, conn: sqlite3.Connection) -> None:
+        """Switch to WAL and create the tables, retrying while another process does the same.
+
+        Turning a fresh file to WAL takes an exclusive lock, and SQLite answers
+        "database is locked" at once, without its busy handler, when a second
+        process opens the file in that moment (two crawls started together):
+        so the set-up is retried until the busy timeout, like any other write.
+        """
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                for statement in SCHEMA:
+                    conn.execute(statement)
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.05)
 
     @property
     def conn(self) -> sqlite3.Connection:
