@@ -7,6 +7,9 @@
   (``segment.python_segment``), saying so once in a logged warning.
 - ``scrapy_declutter._language`` counts the blocks' stop words in one loop
   per page; without it ``language.stopword_counts`` runs per block, the same counts.
+- ``scrapy_declutter.sitelearning._counts`` counts a page's n-grams and merges
+  them into a site's tables; without it ``counts.python_counted`` and
+  ``counts.python_merged`` (NumPy) give the same tables.
 - ``steps.learned._trees`` walks the tree ensembles and ``steps.learned._chains``
   summarises the blocks' ancestor chains, ``steps.learned._scan`` counts the
   tags and notes the attributes the page-type facts read (over lxml's public C
@@ -40,6 +43,8 @@ def extensions() -> list[Extension]:
                   depends=[str(p) for p in Path("scrapy_declutter").glob("_segment_*.pxi")],
                   include_dirs=lxml.get_include(), optional=True),
         Extension("scrapy_declutter._language", ["scrapy_declutter/_language.pyx"], optional=True),
+        Extension("scrapy_declutter.sitelearning._counts",
+                  ["scrapy_declutter/sitelearning/_counts.pyx"], optional=True),
         Extension("scrapy_declutter.steps.learned._trees", [f"{learned}/_trees.pyx"], optional=True),
         Extension("scrapy_declutter.steps.learned._chains", [f"{learned}/_chains.pyx"],
                   language="c++", optional=True),

@@ -7,8 +7,11 @@ import json
 import numpy as np
 import pytest
 
+from conftest import require_compiled
+
 from scrapy_declutter.errors import ModelFormatError
-from scrapy_declutter.sitelearning.counts import counted, merged
+from scrapy_declutter.sitelearning import counts
+from scrapy_declutter.sitelearning.counts import counted, merged, python_counted, python_merged
 from scrapy_declutter.sitelearning.ngram import DISCARD, KEEP, PRUNE_TO, NGramClassifier, NGramLM
 
 
@@ -153,7 +156,17 @@ def _reference_fold(keys, counts, batches, max_entries):
     return uniq, summed
 
 
-def test_folds_keep_the_same_counts_and_prune_the_same_ngrams_as_sorting_everything():
+@pytest.fixture(params=["compiled", "numpy"])
+def counting(request, monkeypatch):
+    """Run a test with the compiled counts (``_counts``), then with the NumPy reference."""
+    if request.param == "compiled":
+        require_compiled(counts._compiled, "n-gram counting")
+    else:
+        monkeypatch.setattr(counts, "_compiled", None)
+    return request.param
+
+
+def test_folds_keep_the_same_counts_and_prune_the_same_ngrams_as_sorting_everything(counting):
     # Few distinct keys, many repeats: pruning cuts through long runs of tied counts.
     rng = np.random.default_rng(7)
     lm = NGramLM(order=3, max_entries=400)
@@ -181,3 +194,52 @@ def test_merge_of_count_tables_equals_unique_over_both():
     ref_keys, ref_counts = counted(np.concatenate([np.repeat(*a), np.repeat(*b)]))
     assert np.array_equal(keys, ref_keys) and np.array_equal(summed, ref_counts)
     assert np.array_equal(merged(*a, *counted(np.empty(0, np.uint64)))[0], a[0])
+
+
+def _same(a, b):
+    return all(x.dtype == y.dtype and np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+def test_compiled_counting_and_merging_equal_the_numpy_reference():
+    require_compiled(counts._compiled, "n-gram counting")
+    rng = np.random.default_rng(11)
+    edge = np.array([0, 0, 2**64 - 1, 1, 2**64 - 1, 0], dtype=np.uint64)
+    assert _same(counted(edge), python_counted(edge))
+    assert counted(edge)[1].tolist() == [3, 1, 2]
+    # Keys that differ only in their high bits, as n-grams of one character after
+    # different contexts do: the hash table must still tell them apart.
+    crowd = (np.arange(2000, dtype=np.uint64) << np.uint64(40)) | np.uint64(7)
+    assert _same(counted(np.concatenate([crowd, crowd[::3]])),
+                 python_counted(np.concatenate([crowd, crowd[::3]])))
+    for trial in range(200):
+        hi = [3, 100, 2**20, 2**63][trial % 4]
+        a = rng.integers(0, hi, int(rng.integers(1, 4000)), dtype=np.uint64)
+        b = rng.integers(0, hi, int(rng.integers(1, 4000)), dtype=np.uint64)
+        ta, tb = counted(a), counted(b)
+        assert _same(ta, python_counted(a)) and _same(tb, python_counted(b)), trial
+        assert _same(merged(*ta, *tb), python_merged(*ta, *tb)), trial
+
+
+def test_a_site_trained_page_by_page_has_the_tables_of_the_numpy_path(monkeypatch):
+    require_compiled(counts._compiled, "n-gram counting")
+    rng = np.random.default_rng(5)
+    words = ["the", "site", "menu", "Home", "About", "news", "2024", "library", "budget", "a",
+             "Sign in", "|", "committee", "Ελληνικά", "日本語", "\ud800", "of", "and"]
+    pages = [[(["keep", "discard"][i % 2], " ".join(rng.choice(words, int(rng.integers(5, 400)))))
+              for i in range(int(rng.integers(1, 12)))] for _ in range(40)]
+
+    def train() -> NGramClassifier:
+        clf = NGramClassifier(max_entries=3000)
+        for page in pages:
+            clf.train_many(page)
+        for lm in clf.lms.values():
+            lm._fold()
+        return clf
+
+    compiled = train()
+    monkeypatch.setattr(counts, "_compiled", None)
+    reference = train()
+    for c in (KEEP, DISCARD):
+        assert len(reference.lms[c]) > 1500  # well filled (40 pages of ~2,500 n-grams)
+        assert _same((compiled.lms[c]._keys, compiled.lms[c]._counts),
+                     (reference.lms[c]._keys, reference.lms[c]._counts))
