@@ -31,6 +31,7 @@ from typing import Sequence
 import numpy as np
 
 from ...blocks import Block
+from .columns import level_ids
 from .region import subtree_sums
 
 #: Levels above the block element whose subtree's probabilities are summarised.
@@ -75,11 +76,9 @@ def context_features(blocks: Sequence[Block], probs: np.ndarray) -> np.ndarray:
             col[-off:] = p[:off]
         elif off > 0 and n > off:
             col[:-off] = p[off:]
-    ancestry = [b.ancestors for b in blocks]
-    level_ids = [[id(a[-1 - level]) if len(a) > level else 0 for a in ancestry]
-                 for level in LEVELS]
+    ids = level_ids([b.ancestors for b in blocks], LEVELS)
     first = 1 + len(OFFSETS)
-    for k, (sw, swp, sm, _) in enumerate(subtree_sums(level_ids, weight, p * weight, mass)):
+    for k, (sw, swp, sm, _) in enumerate(subtree_sums(ids, weight, p * weight, mass)):
         out[:, first + k] = swp / sw
         out[:, first + len(LEVELS) + k] = sm / total
     c = first + 2 * len(LEVELS)
