@@ -1,4 +1,4 @@
-"""``scrapy-declutter check-walk``: the compiled segmentation walk against the reference.
+"""``scrapy-declutter check-walk``: the compiled parts (the walk, the learned step's) against their references.
 
 Builds every page of a dataset on both walks and compares blocks, learned
 features and labels (``lab.walks``); prints ``identical on N/N pages`` and
@@ -12,9 +12,9 @@ import argparse
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "check-walk", help="compare the compiled segmentation walk with the pure-Python one",
-        description="Build every page of DATASET_DIR on the compiled walk and on the pure-Python "
-                    "reference; compare blocks (every field), learned features and the "
+        "check-walk", help="compare the compiled walk and feature parts with the pure-Python ones",
+        description="Build every page of DATASET_DIR on the compiled parts and on their pure-Python "
+                    "references; compare blocks (every field), learned features and the "
                     "extractor's labels. Exit 1 on any difference.")
     p.add_argument("dataset", metavar="DATASET_DIR")
     p.add_argument("--limit", type=int, help="only the first N pages")
