@@ -109,3 +109,42 @@ def test_the_lab_order_check_on_a_small_dataset(tmp_path):
     check = check_orders(load_texts(tmp_path), warmup=len(PAGES), orders=3)
     assert (check.pages, check.differing, len(check.f1)) == (len(PAGES), 0, 3)
     assert len(set(check.f1)) == 1 and 0 < check.f1[0] < 1
+
+
+def _released(keep_tree: bool, **options) -> tuple[dict[str, object], list]:
+    """The club's pages through a warm-up that holds them all; their Results and the held pages."""
+    from scrapy_declutter.page import Page
+
+    results, held = {}, []
+    with Declutter(store="memory:", warmup=8, **options) as dec:
+        for url, html in PAGES.items():
+            assert dec.submit_page(Page.from_html(html, url), keep_tree=keep_tree) == []
+        held = [h for pages in dec.warmups._held.values() for h in pages]
+        roots = [h.page.root for h in held]
+        results = {r.key: r.result for r in dec.release()}
+    return results, roots
+
+
+def test_a_held_page_without_its_tree_gives_the_same_result():
+    with_tree, roots_kept = _released(keep_tree=True)
+    without, roots_dropped = _released(keep_tree=False)
+    assert len({id(r) for r in roots_kept}) == len(PAGES)  # each page its own tree
+    # While held, the pages share one empty placeholder instead of their trees.
+    assert len({id(r) for r in roots_dropped}) == 1 and len(roots_dropped[0]) == 0
+    assert set(with_tree) == set(without) == set(PAGES)
+    for url, kept in with_tree.items():
+        dropped = without[url]
+        assert kept.root is not None and dropped.root is None
+        assert (dropped.text, dropped.labels(), dropped.title, dropped.language,
+                dropped.site_learning, dropped.page_type) == (
+            kept.text, kept.labels(), kept.title, kept.language, kept.site_learning,
+            kept.page_type)
+        assert [b.trail for b in dropped.blocks] == [b.trail for b in kept.blocks]
+
+
+def test_a_held_page_keeps_its_tree_when_the_users_labels_need_it():
+    # The content selector is read from the tree when the warm-up ends.
+    results, roots = _released(keep_tree=False, content_selector="article")
+    assert len({id(r) for r in roots}) == len(PAGES)
+    assert all(r.root is not None for r in results.values())
+    assert any(r.site_learning.supervised for r in results.values())

@@ -83,7 +83,9 @@ before the core sees it.
 
         The results this page releases, each under the key it was submitted
         with: none while its site warms up, the site's held pages when it
-        completes the warm-up, else its own.
+        completes the warm-up, else its own. A held page keeps its parsed tree
+        only when its Result's metadata will be read (``DECLUTTER_METADATA_FIELDS``):
+        nothing else the components do with a Result reads the tree.
         """
         page.site = site_key_function(options.site_key)(page.url)
         if page.reason and not page.blocks:  # passed through: nothing to learn from
@@ -91,7 +93,8 @@ before the core sees it.
 
             return [Released(key, result_of(page, options.extractor))]
         with self._lock:
-            return self._core(options).submit_page(page, key=key)
+            return self._core(options).submit_page(page, key=key,
+                                                   keep_tree=bool(options.metadata_fields))
 
     def release(self) -> list[Released]:
         """End every site's warm-up now (the spider is idle or closing): the held pages' results."""

@@ -165,8 +165,15 @@ class Declutter:
         """
         return self.submit_page(Page.from_html(html, url, content_type=content_type), key=key)
 
-    def submit_page(self, page: Page, *, key: object = None) -> list[Released]:
-        """``submit()`` for an already parsed page (the Scrapy middleware's entry point)."""
+    def submit_page(self, page: Page, *, key: object = None,
+                    keep_tree: bool = True) -> list[Released]:
+        """``submit()`` for an already parsed page (the Scrapy middleware's entry point).
+
+        ``keep_tree=False``: the caller will not read the released Result's
+        ``metadata``, so a held page lets its parsed tree go (unless the
+        user's labels need it at release: see ``HeldPage.drop_tree``) and its
+        Result comes with ``root=None``; text, blocks and labels are the same.
+        """
         key = page.url if key is None else key
         if self.site_key is not None:
             page.site = self.site_key(page.url) or ""
@@ -182,7 +189,10 @@ class Declutter:
         lesson = page.get(SITE_LESSON)
         if lesson is None:  # the site step had nothing to do: nothing to hold
             return [Released(key, result_of(page, self.extractor))]
-        due = self.warmups.hold(page.site, HeldPage(key, page, labels, lesson))
+        held = HeldPage(key, page, labels, lesson)
+        if not keep_tree and not self.site_step.reads_tree:
+            held.drop_tree()
+        due = self.warmups.hold(page.site, held)
         return [released for site in due for released in self._release(site)]
 
     def release(self, site: str | None = None) -> list[Released]:
@@ -267,7 +277,8 @@ class Declutter:
         held = self.warmups.take(site)
         state = self._state(site)
         if state is None:  # the store went down meanwhile: the generic labels stand
-            return [Released(h.key, result_of(h.relabel_generic(), self.extractor)) for h in held]
+            return [Released(h.key, _rootless(result_of(h.relabel_generic(), self.extractor),
+                                                h.treeless)) for h in held]
         for h in held:
             if self.learn and not state.model.seen_url(h.page.url):
                 self.learner.learn((state.model, state.delta), h.lesson, h.page.url)
@@ -280,8 +291,8 @@ class Declutter:
             lesson = page.get(SITE_LESSON)
             decisions = SiteDecisions(state.model.pages, lesson.template, lesson.voted,
                                       lesson.supervised)
-            released.append(Released(h.key, result_of(page, self.extractor,
-                                                      site_learning=decisions)))
+            released.append(Released(h.key, _rootless(
+                result_of(page, self.extractor, site_learning=decisions), h.treeless)))
         self._say_what_was_learned(site, state.model, released)
         return released
 
@@ -381,3 +392,10 @@ class Declutter:
             logger.warning("site store is back: %s", self.store.uri if self.store else "")
         self._down, self._down_until = False, 0.0
         return True
+
+
+def _rootless(result: Result, treeless: bool) -> Result:
+    """The Result of a held page that let its tree go has no ``root`` (see ``HeldPage.drop_tree``)."""
+    if treeless:
+        result.root = None
+    return result

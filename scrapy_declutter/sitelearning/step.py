@@ -71,6 +71,11 @@ class SiteStep(Step):
         elif page.blocks:
             page.put(SITE_LESSON, self.learner.apply(page, model, self.supervision(page)))
 
+    @property
+    def reads_tree(self) -> bool:
+        """Whether labelling a page reads its parsed tree (the user's selector or markers)."""
+        return bool(self.content_selector or self.markers)
+
     def __repr__(self) -> str:
         if self.seed:
             return f"SiteStep(seed=True, min_examples={self.min_examples})"

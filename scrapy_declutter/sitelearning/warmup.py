@@ -11,11 +11,14 @@ sums), and each held page is relabelled from its generic labels with the
 model learned from all of them. Pages after the warm-up use the model as it
 stands, as before.
 
-Held pages keep their tree and blocks in memory, so the number held across
-all sites is bounded (``max_held``): past it, the site whose warm-up began
-first is released early with what its pages taught so far. That keeps a
-broad crawl of many sites at one time to a fixed memory cost, at the price of
-order independence for those sites only.
+Held pages keep their blocks in memory, so the number held across all sites
+is bounded (``max_held``): past it, the site whose warm-up began first is
+released early with what its pages taught so far. That keeps a broad crawl of
+many sites at one time to a fixed memory cost, at the price of order
+independence for those sites only. A held page also keeps its parsed tree
+only when its release will read it (``HeldPage.drop_tree``): a tree is most
+of a held page's memory (1-2 MB for a typical news page, against some
+50 KB of blocks).
 """
 
 from __future__ import annotations
@@ -23,14 +26,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..limits import empty_root
+
 if TYPE_CHECKING:
     from ..page import Page
     from ..result import Result
     from .learner import PageLesson
 
-#: Pages held across all sites. A held page keeps its parsed tree, typically
-#: 1-5 MB for a large page, so 64 of them stay within a few hundred MB while
-#: leaving room for 8 sites warming up at once.
+#: Pages held across all sites. A held page that keeps its parsed tree holds
+#: 1-5 MB (1.9 MB on average on wcxb-dev), one without it some 50 KB; 64 leave
+#: room for 8 sites warming up at once.
 MAX_HELD_PAGES = 64
 
 #: One block's label as the generic steps left it: label, score, step, trail length.
@@ -53,6 +58,26 @@ class HeldPage:
     page: Page
     labels: list[Label]
     lesson: PageLesson
+    #: The page's tree was let go while it was held: its Result gets no ``root``.
+    treeless: bool = False
+
+    def drop_tree(self) -> None:
+        """Let the page's parsed tree go while the page waits for its site's warm-up to end.
+
+        Safe when nothing at release reads the tree: relabelling runs the site
+        step, which reads blocks (their text, labels and the page's lesson)
+        and the tree only for the user's labels (a content selector or
+        markers, so ``Declutter`` keeps the tree then); the Result's text,
+        blocks, title and language come from the page, not the tree. Only
+        ``Result.metadata`` reads the tree (``root``), so the caller says
+        whether it will (the Scrapy components: when ``DECLUTTER_METADATA_FIELDS``
+        asks for metadata). Without it, metadata has what the blocks and the
+        page give, as for any Result without a ``root``.
+        The page gets an empty tree in its place (its type stays a tree), and
+        ``Declutter`` gives the released Result ``root=None``.
+        """
+        self.page.root = _NO_TREE
+        self.treeless = True
 
     def relabel_generic(self) -> Page:
         """Put the generic steps' labels back on the page's blocks, before the site step reruns."""
@@ -61,6 +86,11 @@ class HeldPage:
             block.site_reason = None
             del block.trail[trail:]
         return self.page
+
+
+#: What a held page that let its tree go holds instead: one shared empty ``<html/>``
+#: (nothing reads it, see ``HeldPage.drop_tree``; a Page never mutates its tree).
+_NO_TREE = empty_root()
 
 
 def generic_labels(page: Page) -> list[Label]:
