@@ -243,3 +243,25 @@ def test_a_site_trained_page_by_page_has_the_tables_of_the_numpy_path(monkeypatc
         assert len(reference.lms[c]) > 1500  # well filled (40 pages of ~2,500 n-grams)
         assert _same((compiled.lms[c]._keys, compiled.lms[c]._counts),
                      (reference.lms[c]._keys, reference.lms[c]._counts))
+
+
+def test_stale_scoring_tables_are_let_go_when_training_makes_them_stale():
+    from scrapy_declutter.sitelearning.ngram import NGramClassifier
+
+    clf = NGramClassifier()
+    clf.train_many([("keep", "the long article text about gardens " * 40),
+                    ("discard", "home about contact login " * 40)])
+    clf.classify("an article about gardens")
+    tables = clf._compiled
+    assert tables is not None
+    clf.train("keep", "tiny")  # far under the stale share: the tables stay and are used
+    clf.classify("an article about gardens")
+    assert clf._compiled is tables
+    clf.train_many([("keep", "fresh words never seen before in this model " * 60)])
+    assert clf._compiled is None  # rebuilt on next use, not held meanwhile
+    again = NGramClassifier()
+    again.train_many([("keep", "the long article text about gardens " * 40),
+                      ("discard", "home about contact login " * 40)])
+    again.train("keep", "tiny")
+    again.train_many([("keep", "fresh words never seen before in this model " * 60)])
+    assert clf.classify("an article about gardens") == again.classify("an article about gardens")

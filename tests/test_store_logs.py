@@ -106,3 +106,36 @@ def test_the_working_set_is_bounded_when_only_reading_too():
     for site in range(5):
         dec.extract(article(site), f"https://site{site}.example/1")
         assert list(dec._sites) == [f"site{site}.example"]  # the page's own site stays
+
+
+def test_a_fresh_site_keeps_one_copy_and_writes_its_whole_model(tmp_path):
+    uri = f"sqlite:///{tmp_path}/s.db"
+    dec = Declutter("density", store=uri)
+    for i in range(3):
+        dec.extract(article(i), f"https://fresh.example/{i}")
+    state = dec._sites["fresh.example"]
+    assert state.delta is None  # the model is its own delta: no second copy
+    assert state.nbytes == state.model.estimated_bytes()
+    dec.flush()
+    assert dec._sites["fresh.example"].delta is not None  # written: increments from now on
+    with open_store(uri) as store:
+        assert store.load("fresh.example").to_data() == dec.model("fresh.example").to_data()
+    dec.extract(article(3), "https://fresh.example/3")  # an increment over the stored model
+    dec.close()
+    with open_store(uri) as store:
+        assert store.load("fresh.example").pages == 4
+
+
+def test_a_snapshot_stays_as_it_was_while_its_model_learns_on():
+    model = SiteModel("s")
+    for i in range(3):
+        model.merge(delta("s", i))
+    model.classifier.lms["keep"]._fold()
+    snap = model.snapshot()
+    # The n-gram arrays are shared, not copied.
+    assert snap.classifier.lms["keep"]._keys is model.classifier.lms["keep"]._keys
+    before = snap.to_data()
+    for i in range(3, 6):
+        model.merge(delta("s", i))
+        model.classifier.train("keep", f"more text about the garden, page {i}")
+    assert snap.to_data() == before and model.to_data() != before

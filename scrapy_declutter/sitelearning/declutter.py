@@ -66,10 +66,17 @@ RETRY_AFTER = 10.0
 @dataclass
 class _SiteState:
     model: SiteModel  # what this process knows: the stored model plus its own increments
-    delta: SiteModel  # its increments since the last write
+    #: Its increments since the last write. None while the site is fresh (the store had
+    #: no usable model): the first write replaces the stored model with the whole model,
+    #: so a delta would be a second copy of it, and in a broad crawl most sites are fresh.
+    delta: SiteModel | None
     unsaved: int = 0
     nbytes: int = 0  # estimated memory of model and delta
-    fresh: bool = False  # the store had no usable model: the first write replaces it
+
+    @property
+    def learners(self) -> tuple[SiteModel, ...]:
+        """The models a page's lesson goes to."""
+        return (self.model,) if self.delta is None else (self.model, self.delta)
 
 
 class Declutter:
@@ -150,7 +157,7 @@ class Declutter:
                                   lesson.supervised)
         result = result_of(page, self.extractor, site_learning=decisions)
         if self.learn and not state.model.seen_url(page.url):
-            self.learner.learn((state.model, state.delta), lesson, page.url)
+            self.learner.learn(state.learners, lesson, page.url)
             self._learned(state)
         return result
 
@@ -265,8 +272,8 @@ class Declutter:
         if self._down:
             logger.warning("site store is back: %s", self.store.uri)
             self._down = False
-        state = _SiteState(model or SiteModel(site=site), SiteModel(site=site),
-                           fresh=model is None)
+        state = _SiteState(model or SiteModel(site=site),
+                           None if model is None else SiteModel(site=site))
         self._sites[site] = state
         self._measure(state)
         self._evict()
@@ -281,7 +288,7 @@ class Declutter:
                                                 h.treeless)) for h in held]
         for h in held:
             if self.learn and not state.model.seen_url(h.page.url):
-                self.learner.learn((state.model, state.delta), h.lesson, h.page.url)
+                self.learner.learn(state.learners, h.lesson, h.page.url)
                 self._learned(state)
         released = []
         for h in held:
@@ -328,18 +335,27 @@ class Declutter:
             self._cached_bytes -= old.nbytes
 
     def _measure(self, state: _SiteState) -> None:
-        nbytes = state.model.estimated_bytes() + state.delta.estimated_bytes()
+        nbytes = state.model.estimated_bytes() + (state.delta.estimated_bytes()
+                                                  if state.delta is not None else 0)
         self._cached_bytes += nbytes - state.nbytes
         state.nbytes = nbytes
 
     def _enqueue(self, state: _SiteState) -> None:
-        """Move a site's increments to the write queue (the model keeps them)."""
+        """Move a site's increments to the write queue (the model keeps them).
+
+        A fresh site's increments are its whole model: a snapshot of it is
+        queued (it shares the model's n-gram arrays, which learning replaces
+        and never changes in place), to replace what the store holds.
+        """
         if not state.unsaved:
             return
-        self._queue.append(state.delta)
-        if state.fresh:
-            self._fold.add(state.delta.site)
-        state.delta, state.unsaved, state.fresh = SiteModel(site=state.delta.site), 0, False
+        site = state.model.site
+        if state.delta is None:
+            self._queue.append(state.model.snapshot())
+            self._fold.add(site)
+        else:
+            self._queue.append(state.delta)
+        state.delta, state.unsaved = SiteModel(site=site), 0
         self._measure(state)
 
     def _write(self, force: bool = False) -> bool:

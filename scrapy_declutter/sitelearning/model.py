@@ -178,6 +178,17 @@ class SiteModel:
     def copy(self) -> "SiteModel":
         return SiteModel.from_bytes(self.to_bytes())
 
+    def snapshot(self) -> "SiteModel":
+        """This model as it stands, for a writer thread to serialise while this one learns on.
+
+        Its counts are copied (dicts of a few thousand ints) and its n-gram
+        arrays shared (``NGramClassifier.snapshot``): a fraction of a
+        millisecond where ``copy`` serialises the whole model.
+        """
+        return SiteModel(site=self.site, pages=self.pages, fingerprints=dict(self.fingerprints),
+                         urls=dict(self.urls), classifier=self.classifier.snapshot(),
+                         supervised=self.supervised)
+
     # -- data -------------------------------------------------------------------
     def to_data(self) -> dict[str, Any]:
         return {

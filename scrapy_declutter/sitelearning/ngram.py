@@ -188,6 +188,16 @@ class NGramLM:
         self._keys, self._counts = keys, counts
         self._compiled = None
 
+    def snapshot(self) -> "NGramLM":
+        """A copy that shares this model's arrays: they are never changed in place
+        (``counts`` returns new tables), so the copy stays as it is while this model
+        goes on learning, and costs a few objects, not the arrays."""
+        copy = NGramLM(order=self.order, alphabet_size=self.alphabet_size,
+                       lambda_factor=self.lambda_factor, max_entries=self.max_entries)
+        copy._keys, copy._counts = self._keys, self._counts
+        copy._pending, copy._pending_size = list(self._pending), self._pending_size
+        return copy
+
     # -- estimation -------------------------------------------------------
     def _scorer(self) -> Scorer:
         self._fold()
@@ -321,6 +331,10 @@ class NGramClassifier:
             self.lms[category].add_counted(keys, counts)
             self.examples[category] += n_texts
             self._added += int(counts.sum())
+        if self._compiled is not None and self._stale():
+            # Rebuilt at the next classification anyway: not held meanwhile. The tables
+            # are some 4x the arrays' bytes, and a young site's are stale after each page.
+            self._compiled = None
 
     def ready(self, min_examples: int = 1) -> bool:
         """Whether both categories have seen at least ``min_examples`` texts."""
@@ -347,7 +361,7 @@ class NGramClassifier:
         Rebuilding costs about as much as scoring a whole page, so a crawl
         that trains after every page scores with tables at most 1/8 behind.
         """
-        if self._compiled is None or self._added > STALE_SHARE * max(self._compiled_size, 4096):
+        if self._compiled is None or self._stale():
             for lm in self.lms.values():
                 lm._fold()
             self._compiled = Scorer([(lm._keys, lm._counts) for lm in self.lms.values()],
@@ -357,11 +371,22 @@ class NGramClassifier:
             self._added = 0
         return self._compiled
 
+    def _stale(self) -> bool:
+        """Whether the look-up tables are ``STALE_SHARE`` behind what was trained."""
+        return self._added > STALE_SHARE * max(self._compiled_size, 4096)
+
     def merge(self, other: "NGramClassifier") -> None:
         for c in CATEGORIES:
             self.lms[c].merge(other.lms[c])
             self.examples[c] += other.examples[c]
         self._compiled = None  # a merge can change everything: rebuild
+
+    def snapshot(self) -> "NGramClassifier":
+        """A copy sharing the language models' arrays (``NGramLM.snapshot``), without scoring tables."""
+        copy = NGramClassifier(order=self.order)
+        copy.lms = {c: lm.snapshot() for c, lm in self.lms.items()}
+        copy.examples = dict(self.examples)
+        return copy
 
     def estimated_bytes(self) -> int:
         """Memory held now, without building anything: a cache's budget checks it per page.
