@@ -33,6 +33,9 @@ answer is a Python rule (``is_permalink``, ``list_start``, ``has_span``,
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE, PyTuple_New, PyTuple_SET_ITEM
 from libc.stdlib cimport free, malloc, realloc
+
+cdef extern from "Python.h":
+    void PyObject_GC_UnTrack(void* op)
 from libc.string cimport memcpy, memset, strcmp, strlen, strncmp
 
 cimport lxml.includes.etreepublic as cetree
@@ -58,6 +61,24 @@ include "_segment_walk.pxi"
 
 class _Bail(Exception):
     """The tree holds what the compiled walk leaves to the reference."""
+
+
+cdef inline object _untracked(object record):
+    """``record`` with the garbage collector no longer tracking it (CPython's own rule for tuples).
+
+    An Ancestor, its element's lineage (a tuple of Ancestors) and a
+    Structure are immutable tuples of strings, numbers and tuples of strings
+    (a NamedTuple has ``__slots__ = ()``: no ``__dict__`` to point anywhere
+    else), so no reference cycle can pass through them, and only objects in
+    a cycle need the collector. CPython stops tracking a plain tuple of such
+    items by itself; these are tuple subclasses, which it never stops
+    tracking, and a page makes some 3.4 of them per block. Left tracked,
+    every full collection walked them for each page in flight or held in a
+    warm-up. The Python walk makes the same objects and leaves them tracked:
+    nothing but the collector's work differs.
+    """
+    PyObject_GC_UnTrack(<void*>record)
+    return record
 
 
 cdef inline Py_ssize_t _keep_from(Py_ssize_t n):
@@ -137,8 +158,9 @@ cdef class _Builder:
         cdef xmlNode* node = _rec(self.w, rec).node
         cdef xmlAttr* cls = _attr(node, "class")
         # tuple.__new__, as NamedTuple's own __new__ does, without its Python frame
-        return tuple.__new__(Ancestor, (self.tag(rec), _attr_text(_attr(node, "id")) or "",
-                                        tuple(_attr_text(cls).split()) if cls != NULL else ()))
+        return _untracked(tuple.__new__(Ancestor, (
+            self.tag(rec), _attr_text(_attr(node, "id")) or "",
+            tuple(_attr_text(cls).split()) if cls != NULL else ())))
 
     cdef tuple lineage(self, int rec):
         cdef int r, p
@@ -161,7 +183,7 @@ cdef class _Builder:
             me = self.ancestor(r)
             Py_INCREF(me)
             PyTuple_SET_ITEM(line, n - start, me)
-            self.lineages[r] = line
+            self.lineages[r] = _untracked(line)
         return self.lineages[rec]
 
     cdef str xpath(self, int rec):
@@ -197,10 +219,10 @@ cdef class _Builder:
                 path.insert(0, self.element(e.parent))
                 e = _rec(self.w, e.parent)
             language = code_language(path[len(path) - 1], path)
-        structure = self.structures[sid] = tuple.__new__(Structure, (
+        structure = self.structures[sid] = _untracked(tuple.__new__(Structure, (
             s.heading, s.list_depth, bool(s.ordered), s.item, start + s.number_count - 1,
             s.quote, s.pre, language, s.table, s.row, s.col, bool(s.header),
-            has_span(self.element(s.span_rec)) if s.span_rec >= 0 else False))
+            has_span(self.element(s.span_rec)) if s.span_rec >= 0 else False)))
         return structure
 
     cdef list blocks(self):

@@ -11,7 +11,7 @@ lives in ``segment``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple
 
 from .structure import PLAIN, Structure
@@ -90,6 +90,9 @@ class Block:
     ``label``/``score``/``step`` say what the last deciding step thought;
     ``trail`` keeps every (step, label) decision in order, like jusText's
     ``cf_class``/``class_type`` pair, for the block-labels output and reports.
+    It is a tuple, replaced at each decision: a tuple of strings is one object
+    the garbage collector stops tracking, where a list per block was one more
+    object for every full collection to walk while pages are in flight.
     The optional fields at the end are set only by the step or command named
     in their comment, and stay None otherwise.
     """
@@ -119,7 +122,7 @@ class Block:
     label: str = BOILERPLATE
     score: float = 0.0
     step: str | None = None
-    trail: list[tuple[str, str]] = field(default_factory=list)
+    trail: tuple[tuple[str, str], ...] = ()
     #: jusText's classes (``steps.justext``): context-free (good, near-good, short,
     #: bad) and final (good, bad), the finer labels its paper reports.
     cf_class: str | None = None
@@ -154,7 +157,7 @@ class Block:
         if label not in LABELS:
             raise ValueError(f"label must be one of {LABELS}, not {label!r}")
         self.label, self.score, self.step = label, float(score), step
-        self.trail.append((step, label))
+        self.trail = (*self.trail, (step, label))
 
     def tokens(self) -> list[str]:
         """Id/class tokens (``name_tokens``) of the block's ancestors and element, root first."""

@@ -168,7 +168,7 @@ def test_set_label_records_every_decision_in_the_trail():
     b.set_label("content", 0.9, "s1")
     b.set_label("content", 0.8, "s2")
     assert (b.label, b.score, b.step) == ("content", 0.8, "s2")
-    assert b.trail == [("s1", "content"), ("s2", "content")]
+    assert b.trail == (("s1", "content"), ("s2", "content"))
     with pytest.raises(ValueError):
         b.set_label("maybe", 0.5, "s3")
 

@@ -138,7 +138,7 @@ def test_real_blocks_get_the_table_classes():
     # The heading before good text is kept (heading pre-processing), the list is not.
     assert [b.justext_class for b in page.blocks] == [BAD, GOOD, GOOD, BAD]
     heading = page.blocks[1]
-    assert heading.trail == [("justext:context-free", SHORT), ("justext", CONTENT)]
+    assert heading.trail == (("justext:context-free", SHORT), ("justext", CONTENT))
     assert heading.step == "justext" and 0 < heading.score < 1
 
 

@@ -84,7 +84,7 @@ class HeldPage:
         for block, (label, score, step, trail) in zip(self.page.blocks, self.labels):
             block.label, block.score, block.step = label, score, step
             block.site_reason = None
-            del block.trail[trail:]
+            block.trail = block.trail[:trail]
         return self.page
 
 

@@ -288,6 +288,6 @@ class JusText(Step):
         for b, cf, c in zip(blocks, cf_classes, final):
             b.cf_class = cf
             b.justext_class = c
-            b.trail.append((f"{self.name}:context-free", cf))
+            b.trail = (*b.trail, (f"{self.name}:context-free", cf))
             label = CONTENT if c == GOOD else BOILERPLATE
             b.set_label(label, SCORES.get((cf, c), 0.5), self.name)
