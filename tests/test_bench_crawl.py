@@ -45,12 +45,14 @@ def test_bench_crawl_crawls_every_page_in_every_mode(server, capsys):
     rows = dict(re.findall(r"^(off|on) +(\d+) ", out, re.M))
     assert rows == {"off": "3", "on": "3"}  # 4 pages, the first one starts the clock
     assert re.search(r"^  on: RSS MB at pages 0:\d+", out, re.M)
+    assert re.search(r"^on +3 +[\d.]+ +[\d.]+ +[\d.]+ +\d+ +[\d.]+ +\d+$", out, re.M)  # GC
 
 
 def test_report_gives_the_cost_of_the_first_and_last_block_of_pages():
     samples = [{"pages": p, "cpu": c, "wall": c, "rss_mb": 100.0}
                for p, c in [(0, 0.0), (10, 0.1), (20, 0.2), (30, 0.5), (31, 0.6)]]
-    run = {"pages": 31, "wall": 1.0, "cpu": 0.6, "max_rss_mb": 120.0, "samples": samples}
+    run = {"pages": 31, "wall": 1.0, "cpu": 0.6, "max_rss_mb": 120.0, "samples": samples,
+           "gc_cpu": 0.062, "gc_collections": 40, "gc_full": 3}
     text = broad_report({"off": [run], "on": [run]}, sample_every=10)
     assert "first 10 pages 10.0, last 30.0" in text
-    assert re.search(r"^on +31 +31.0 +1.00 +19.4 +120$", text, re.M)
+    assert re.search(r"^on +31 +31.0 +1.00 +19.4 +120 +2.0 +3$", text, re.M)

@@ -320,12 +320,14 @@ def broad_report(results: dict[str, list[dict[str, Any]]], sample_every: int = 1
     rate = {m: statistics.median(r["pages"] / r["wall"] for r in runs)
             for m, runs in results.items()}
     lines = [f"{'mode':20} {'pages':>6} {'pages/s':>8} {'x off':>6} {'CPU ms/page':>11} "
-             f"{'max RSS MB':>10}"]
+             f"{'max RSS MB':>10} {'GC ms/page':>10} {'full GCs':>8}"]
     for mode, runs in results.items():
         cpu = statistics.median(1000 * r["cpu"] / max(r["pages"], 1) for r in runs)
+        gc_ms = statistics.median(1000 * r.get("gc_cpu", 0.0) / max(r["pages"], 1) for r in runs)
         ratio = f"{rate[mode] / rate['off']:.2f}" if "off" in rate else "-"
         lines.append(f"{mode:20} {runs[0]['pages']:>6} {rate[mode]:>8.1f} {ratio:>6} {cpu:>11.1f} "
-                     f"{max(r['max_rss_mb'] for r in runs):>10.0f}")
+                     f"{max(r['max_rss_mb'] for r in runs):>10.0f} {gc_ms:>10.1f} "
+                     f"{runs[-1].get('gc_full', 0):>8}")
     lines.append(f"memory of the crawl process (last round), sampled every {sample_every} pages:")
     for mode, runs in results.items():
         samples = runs[-1]["samples"]

@@ -6,12 +6,15 @@ for the figures, ``sample_every`` pages between memory samples), follows a
 site's ``pN.html`` links on the same host, yields one item per page (written
 to a JSON lines feed, as a real crawl does) and measures from the first
 response to the engine's stop, so interpreter and crawler start-up, the same
-in every mode, are left out. Settings come through the environment because
+in every mode, are left out. The garbage collector's share is measured too
+(``gc.callbacks``: the CPU time of each collection on the thread that ran it,
+and how many were full ones), since the pages in flight are what it walks. Settings come through the environment because
 ``-s`` cannot carry a dict such as ``ADDONS``.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
@@ -35,6 +38,25 @@ def rss_mb() -> float:
         return int(f.read().split()[1]) * _PAGE_SIZE / 1e6
 
 
+class GCTimer:
+    """A ``gc.callbacks`` entry: CPU seconds in collections, their number, the full ones."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.seconds, self.collections, self.full = 0.0, 0, 0
+        self._start = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._start = time.thread_time()
+            return
+        self.seconds += time.thread_time() - self._start
+        self.collections += 1
+        self.full += info["generation"] == 2
+
+
 class BenchSpider(scrapy.Spider):
     """Crawls every start URL's site, one item per page."""
 
@@ -49,6 +71,8 @@ class BenchSpider(scrapy.Spider):
         spider.pages = 0
         spider.start_cpu = spider.start_wall = None
         spider.samples = []
+        spider.gc = GCTimer()
+        gc.callbacks.append(spider.gc)
         return spider
 
     async def start(self):
@@ -66,6 +90,7 @@ class BenchSpider(scrapy.Spider):
     def response_received(self, response: Any, request: Any, spider: Any) -> None:
         if self.start_cpu is None:
             self.start_cpu, self.start_wall = time.process_time(), time.perf_counter()
+            self.gc.reset()
             self._sample()
         elif response.status == 200:
             self.pages += 1
@@ -84,6 +109,9 @@ class BenchSpider(scrapy.Spider):
             "wall": last["wall"] - first["wall"],
             "cpu": last["cpu"] - first["cpu"],
             "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3,
+            "gc_cpu": self.gc.seconds,
+            "gc_collections": self.gc.collections,
+            "gc_full": self.gc.full,
             "samples": self.samples,
         }
         with open(JOB["out"], "w") as f:
