@@ -56,11 +56,8 @@ logger = logging.getLogger(__name__)
 FLUSH_EVERY = 16
 #: Estimated bytes of site models kept in memory (least recently used sites are queued
 #: for writing and dropped past it). A site of a few hundred pages takes 1-3 MB, one of
-#: 3 pages about 1 MB estimated, 0.75 MB of RSS (the estimate runs some 25% high). At
-#: 256 MB the models were most of what site learning added to a 10,000-site crawl
-#: (which peaked at 1.16 GB); at 128 MB the worst order for it (page j of every site
-#: before page j+1 of any) reloaded 1,304 of 2,100 pages' sites instead of 980, at no
-#: CPU cost that showed (34 against 36 ms/page): reloading a young site is cheap.
+#: 3 pages 1 MB (0.75 MB resident). Half of 256 MB reloaded more sites in a broad crawl
+#: at no CPU cost that showed, for 100 MB less (docs/results.md, "Broad crawls").
 MAX_CACHE_BYTES = 128 * 1024 * 1024
 #: Deltas queued before a write, whatever ``flush_every`` says.
 WRITE_BATCH = 64
