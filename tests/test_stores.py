@@ -240,7 +240,7 @@ def test_writes_behind_the_crawl_wait_for_redis_and_land_when_it_is_back(redis_s
     redis_server["proc"] = _start_redis(redis_server["port"])  # back, empty
     with caplog.at_level(logging.WARNING):
         dec.flush()
-    assert any("back" in r.message for r in caplog.records) and not dec._queue
+    assert any("back" in r.message for r in caplog.records) and not dec.writes.queue
     with open_store(redis_server["uri"]) as store:
         assert store.load("example.org").pages == 3  # pages 3-5 waited and landed
     dec.close()

@@ -11,7 +11,7 @@ in O(1), see ``SiteModel.estimated_bytes``: a count of sites would let a few
 big models or thousands of small ones take any amount of memory). A site's
 increments (its delta) are queued after ``flush_every`` of its pages, when
 it leaves memory and on ``close()``; the queue is written in one batch every
-``flush_every`` pages (or once it holds ``WRITE_BATCH`` deltas), appended to
+``flush_every`` pages (or once it holds ``writes.WRITE_BATCH`` deltas), appended to
 the sites' logs in the store without reading or re-serialising their models
 (see ``stores.base``), so the cost of a write follows what was learned, not
 the model's size, and several processes sharing a store add up their counts.
@@ -32,9 +32,7 @@ memory and are written once the store answers again (retried after
 from __future__ import annotations
 
 import logging
-import time
 from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -49,6 +47,7 @@ from .model import SiteModel
 from .step import SITE_LESSON, SITE_MODEL, SiteStep
 from .stores import SiteStore, open_store
 from .warmup import MAX_HELD_PAGES, HeldPage, Released, WarmUps, generic_labels
+from .writes import StoreWrites
 
 logger = logging.getLogger(__name__)
 
@@ -59,8 +58,6 @@ FLUSH_EVERY = 16
 #: 3 pages 1 MB (0.75 MB resident). Half of 256 MB reloaded more sites in a broad crawl
 #: at no CPU cost that showed, for 100 MB less (docs/results.md, "Broad crawls").
 MAX_CACHE_BYTES = 128 * 1024 * 1024
-#: Deltas queued before a write, whatever ``flush_every`` says.
-WRITE_BATCH = 64
 #: Seconds before an unreachable store is tried again.
 RETRY_AFTER = 10.0
 
@@ -111,7 +108,6 @@ class Declutter:
         self.site_key = site_key_function(site_key) if isinstance(site_key, str) else site_key
         self.learn = learn
         self.flush_every = max(1, flush_every)
-        self.retry_after = retry_after
         self.max_cache_bytes = max_cache_bytes
         # A chain with seed 000's n-gram filter (density+ngram) votes there, not in the site step.
         vote = not any(isinstance(s, SiteStep) and s.seed for s in chain.steps)
@@ -128,15 +124,8 @@ class Declutter:
         self.store = open_store(store) if site_learning else None
         self._sites: OrderedDict[str, _SiteState] = OrderedDict()
         self._cached_bytes = 0
-        self._queue: list[SiteModel] = []  # deltas waiting for the next write
-        self._fold: set[str] = set()  # their sites whose stored model is to be replaced
-        self._since_write = 0  # pages learned since the last write
-        self._down_until = 0.0
-        self._down = False
-        self.write_behind = write_behind
-        self._writer: ThreadPoolExecutor | None = None  # started with the first batch
-        self._writing: Future[None] | None = None  # the batch in flight
-        self._in_flight: tuple[list[SiteModel], set[str]] = ([], set())
+        self.writes = (StoreWrites(self.store, retry_after=retry_after, write_behind=write_behind)
+                       if self.store is not None else None)
 
     # -- public -----------------------------------------------------------------
     def extract(self, html: str | bytes, url: str | None = None, *,
@@ -216,13 +205,11 @@ class Declutter:
 
     def flush(self) -> None:
         """Write every site's pending increments to the store."""
+        if self.writes is None:
+            return
         for state in self._sites.values():
             self._enqueue(state)
-        self._write(force=True)
-        self._settled()
-        if self._writer is not None:  # a crawl's core is flushed at its end: no idle thread left
-            self._writer.shutdown()
-            self._writer = None
+        self.writes.flush()
 
     def close(self) -> None:
         """Write what is pending and close the store."""
@@ -246,34 +233,21 @@ class Declutter:
         self.close()
 
     # -- internals --------------------------------------------------------------
-    def _available(self) -> bool:
-        return time.monotonic() >= self._down_until
-
-    def _went_down(self, exc: Exception) -> None:
-        if not self._down:
-            logger.warning("site store unavailable, extracting without site learning for now "
-                           "(retry in %.0fs): %s", self.retry_after, exc)
-        self._down, self._down_until = True, time.monotonic() + self.retry_after
-
     def _state(self, site: str) -> _SiteState | None:
         state = self._sites.get(site)
         if state is not None:
             self._sites.move_to_end(site)
             return state
-        if self.store is None or not self._available():
+        writes = self.writes
+        if self.store is None or writes is None or not writes.available():
             return None
-        if any(delta.site == site for delta in self._queue):
-            self._write()  # back before its increments were written: write them first
-        if any(delta.site == site for delta in self._in_flight[0]):
-            self._settled()
+        writes.before_load(site)  # back before its increments were written: they land first
         try:
             model = self.store.load(site)
         except StoreUnavailableError as exc:
-            self._went_down(exc)
+            writes.went_down(exc)
             return None
-        if self._down:
-            logger.warning("site store is back: %s", self.store.uri)
-            self._down = False
+        writes.answered()
         state = _SiteState(model or SiteModel(site=site),
                            None if model is None else SiteModel(site=site))
         self._sites[site] = state
@@ -320,14 +294,12 @@ class Declutter:
     def _learned(self, state: _SiteState) -> None:
         """After a page was learned: queue, write and evict as due."""
         state.unsaved += 1
-        self._since_write += 1
         self._measure(state)
         if state.unsaved >= self.flush_every:
             self._enqueue(state)
         self._evict()
-        if self._queue and (self._since_write >= self.flush_every
-                            or len(self._queue) >= WRITE_BATCH):
-            self._write()
+        if self.writes is not None and self.writes.learned(self.flush_every):
+            self.writes.write()
 
     def _evict(self) -> None:
         """Queue and drop the least recently used sites until the rest fit the budget."""
@@ -349,67 +321,12 @@ class Declutter:
         queued (it shares the model's n-gram arrays, which learning replaces
         and never changes in place), to replace what the store holds.
         """
-        if not state.unsaved:
+        if not state.unsaved or self.writes is None:
             return
-        site = state.model.site
-        if state.delta is None:
-            self._queue.append(state.model.snapshot())
-            self._fold.add(site)
-        else:
-            self._queue.append(state.delta)
-        state.delta, state.unsaved = SiteModel(site=site), 0
+        fresh = state.delta is None
+        self.writes.add(state.model.snapshot() if fresh else state.delta, replaces=fresh)
+        state.delta, state.unsaved = SiteModel(site=state.model.site), 0
         self._measure(state)
-
-    def _write(self, force: bool = False) -> bool:
-        """Write the queued deltas in one batch; on failure they stay queued.
-
-        With ``write_behind`` the batch goes to the writer thread once the
-        one before it is settled (if that one failed, its deltas go again with
-        this batch, once the store is due for a retry), and True means it was
-        handed over.
-        """
-        self._settled()
-        if not self._queue:
-            return True
-        if self.store is None or (not force and not self._available()):
-            return False
-        batch, fold = self._queue, self._fold
-        if not self.write_behind:
-            try:
-                self.store.append(batch, fold)
-            except StoreUnavailableError as exc:
-                self._went_down(exc)
-                return False
-            self._queue, self._fold, self._since_write = [], set(), 0
-            return self._came_back()
-        self._queue, self._fold, self._since_write = [], set(), 0
-        if self._writer is None:
-            self._writer = ThreadPoolExecutor(1, thread_name_prefix="declutter-store")
-        self._in_flight = (batch, fold)
-        self._writing = self._writer.submit(self.store.append, batch, fold)
-        return True
-
-    def _settled(self) -> bool:
-        """Wait for the batch on the writer thread; False if it failed (its deltas are queued again)."""
-        writing, self._writing = self._writing, None
-        if writing is None:
-            return True
-        (batch, fold), self._in_flight = self._in_flight, ([], set())
-        try:
-            writing.result()
-        except StoreUnavailableError as exc:
-            self._queue[:0] = batch
-            self._fold |= fold
-            self._went_down(exc)
-            return False
-        return self._came_back()
-
-    def _came_back(self) -> bool:
-        """After a write went through: say so if the store had been unreachable."""
-        if self._down:
-            logger.warning("site store is back: %s", self.store.uri if self.store else "")
-        self._down, self._down_until = False, 0.0
-        return True
 
 
 def _rootless(result: Result, treeless: bool) -> Result:

@@ -41,7 +41,8 @@ import numpy as np
 
 from ..errors import ModelFormatError
 from .counts import Table, counted, merged, pruned
-from .lmindex import SHIFT, Scorer
+from .lmindex import Scorer
+from .ngramkeys import MAX_CHARS, codepoints, ngram_keys, valid_mask
 
 #: The seed's n (LingPipe ``NGRAM_SIZE = 6``).
 DEFAULT_ORDER = 6
@@ -51,8 +52,6 @@ ALPHABET_SIZE = 65535
 MAX_ENTRIES = 32768
 #: Pruning keeps this share of ``max_entries``, so it does not run on every update.
 PRUNE_TO = 0.75
-#: Only the first characters of a block are modelled: enough to classify, and it bounds cost.
-MAX_CHARS = 2000
 #: Pending n-gram batches are folded into the sorted arrays once they hold this many keys
 #: (a multiple of ``max_entries``), which bounds the memory they take between folds.
 FOLD_AT = 1.0
@@ -65,46 +64,6 @@ FORMAT_VERSION = 1
 KEEP = "keep"
 DISCARD = "discard"
 CATEGORIES = (KEEP, DISCARD)
-
-_SEED = np.uint64(0xCBF29CE484222325)  # FNV-1a offset basis
-_PRIME = np.uint64(0x100000001B3)  # FNV-1a prime
-_LOW32 = np.uint64(0xFFFFFFFF)
-_SHIFT = SHIFT
-
-
-def codepoints(text: str, max_chars: int = MAX_CHARS) -> np.ndarray:
-    """The text's characters as uint64 code points (at most ``max_chars``)."""
-    raw = text[:max_chars].encode("utf-32-le", "surrogatepass")
-    return np.frombuffer(raw, dtype="<u4").astype(np.uint64)
-
-
-def ngram_keys(chars: np.ndarray, order: int) -> np.ndarray:
-    """Keys of every (context, char) pair the text holds, for contexts of 0..order-1 chars.
-
-    Returns an ``(order, len)`` array of packed keys: row k, column i is the
-    key of character i after its k preceding characters; columns with
-    ``i < k`` have no such context and are masked with ``valid_mask``.
-    """
-    m = len(chars)
-    keys = np.empty((order, m), dtype=np.uint64)
-    ctx = np.full(m, _SEED, dtype=np.uint64)
-    for k in range(order):
-        keys[k] = (_fold32(ctx) << _SHIFT) | chars
-        if k + 1 < order and m > 1:
-            nxt = np.full(m, _SEED, dtype=np.uint64)
-            nxt[1:] = (ctx[:-1] ^ chars[:-1]) * _PRIME
-            ctx = nxt
-    return keys
-
-
-def valid_mask(order: int, m: int) -> np.ndarray:
-    """``mask[k, i]``: character i has k characters before it (the process LM never pads)."""
-    return np.arange(m)[None, :] >= np.arange(order)[:, None]
-
-
-def _fold32(h: np.ndarray) -> np.ndarray:
-    return (h >> _SHIFT) ^ (h & _LOW32)
-
 
 def _b64(a: np.ndarray) -> str:
     return base64.b64encode(np.ascontiguousarray(a).tobytes()).decode("ascii")
