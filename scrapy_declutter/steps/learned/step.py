@@ -52,7 +52,8 @@ class LearnedClassifier(Step):
     reader comments in the text (label ``content``); by default they are left
     out with the label ``comment``. Forum posts are content either way: on a
     forum page they are what the page is for. ``threshold`` overrides the
-    cut for every page type.
+    cut for every page type (and turns the collapse fallback of
+    ``decide.collapsed`` off: one cut, as asked).
     """
 
     name = "learned"
@@ -98,11 +99,17 @@ class LearnedClassifier(Step):
         if types is not None:
             page.page_type = PAGE_TYPES[int(np.argmax(types))]
         favor = self.favor or model.meta.get("favor", "balanced")
-        threshold = model.cut(favor, types) if self.threshold is None else self.threshold
+        if self.threshold is None:
+            threshold = model.cut(favor, types)
+            # The collapse fallback moves with the favour as the cut does.
+            fallback = 0.0 if favor == "balanced" else threshold - model.cut("balanced", types)
+        else:
+            threshold, fallback = self.threshold, None
         keep = d.decide(
             page.blocks, probs, threshold=threshold,
             smoothing=self._param(model, "smoothing", d.SMOOTHING),
             heading_floor=self._param(model, "heading_floor", d.HEADING_FLOOR),
+            fallback=fallback,
         )
         # Python bools and floats (``tolist``): one conversion per page, not one per block.
         labels = [CONTENT if k else BOILERPLATE for k in keep.tolist()]
