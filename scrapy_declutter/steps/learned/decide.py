@@ -56,9 +56,11 @@ def decide(
 ) -> np.ndarray:
     """Keep (True) or drop each block, from its probability of being content.
 
-    ``fallback`` is added to the collapse fallback's cut (``fill_cut``): the
-    favour's offset from the balanced cut, so that "precision" falls back
-    less far and "recall" further; None: no fallback.
+    ``fallback`` is the favour's offset of ``threshold`` from the balanced
+    cut (0 for "balanced"); None turns the collapse fallback off. Whether a
+    page collapsed is judged at the balanced cut, a fact of the page, and
+    the offset moves the fallback's cut (``fill_cut``) as it moves the cut:
+    per page, "precision" keeps no more than "balanced" and "recall" no less.
     """
     n = len(blocks)
     if n == 0:
@@ -67,7 +69,8 @@ def decide(
     keep = _kept(blocks, p, threshold, heading_floor)
     if fallback is not None:
         words = np.fromiter((b.words for b in blocks), dtype=float, count=n)
-        if collapsed(words, p, keep):
+        at_balanced = keep if fallback == 0 else _kept(blocks, p, threshold - fallback, heading_floor)
+        if collapsed(words, p, at_balanced):
             lower = min(fill_cut(words, p) + fallback, threshold)
             keep = _kept(blocks, p, lower, heading_floor)
     return keep
