@@ -267,14 +267,17 @@ def test_a_collapsed_page_is_cut_again_where_its_probabilities_expect_the_conten
 
     plain = decide(page.blocks, probs, threshold=cut, fallback=None)
     assert collapsed(words, probs, plain)
-    kept = decide(page.blocks, probs, threshold=cut)
+    kept = decide(page.blocks, probs, threshold=cut, fallback=0.0)
     assert (kept >= plain).all() and kept.sum() > plain.sum()
     assert f1(plain) < 0.3 < 0.6 < f1(kept)
-    learned = extract(html, url, extractor="learned")
-    assert [b.is_content for b in learned.blocks] == kept.tolist()
+    def labels(extractor: str) -> list[bool]:
+        return [b.is_content for b in extract(html, url, extractor=extractor).blocks]
+
+    assert labels("learned(fallback=true)") == kept.tolist()
+    assert labels("learned(fallback=false)") == plain.tolist()
     # One cut asked for is one cut given: no fallback.
-    assert [b.is_content for b in extract(html, url, extractor=f"learned(threshold={cut})").blocks] \
-        == plain.tolist()
+    assert labels(f"learned(threshold={cut}, fallback=true)") == plain.tolist()
     # The favour still moves the output one way.
-    size = {f: len(extract(html, url, extractor=f'default(favor="{f}")').text.split()) for f in FAVORS}
+    size = {f: len(extract(html, url, extractor=f'default(favor="{f}", fallback=true)').text.split())
+            for f in FAVORS}
     assert size["precision"] <= size["balanced"] <= size["recall"]
