@@ -13,6 +13,7 @@ from scrapy_declutter.lab.training.labels import block_labels, snippet_labels, w
 from scrapy_declutter.page import Page
 from scrapy_declutter.registry import build_extractor
 from scrapy_declutter.steps.learned.comments import is_comment_box
+from scrapy_declutter.steps.learned.decide import collapsed, decide, fill_cut
 from scrapy_declutter.steps.learned.features import feature_names, page_features
 from scrapy_declutter.steps.learned.model import FAVORS, load_model
 from scrapy_declutter.steps.learned.pagetype import PAGE_TYPES, PageFacts, page_vector, vector_names
@@ -230,3 +231,53 @@ def test_snippets_label_the_blocks_that_hold_them():
     across = texts[part][-12:] + " " + texts[part + 1][:10]
     both = snippet_labels(page.blocks, [across], [texts[part + 1][:10]])
     assert both[part] == 1 and both[part + 1] == 0
+
+
+def test_a_page_is_collapsed_only_when_it_keeps_a_sliver_of_its_expected_words():
+    words = np.array([5.0, 100.0, 100.0, 100.0])
+    probs = np.array([0.9, 0.45, 0.45, 0.45])
+    keep = probs >= 0.5
+    assert collapsed(words, probs, keep)  # 5 words kept, 140 expected, 305 on the page
+    assert fill_cut(words, probs) == pytest.approx(0.45)
+    # A short article on a long page keeps little of the page but what it expects.
+    short = np.array([0.9, 0.02, 0.02, 0.02])
+    assert not collapsed(np.array([40.0, 100.0, 100.0, 100.0]), short, short >= 0.5)
+
+
+def test_a_collapsed_page_is_cut_again_where_its_probabilities_expect_the_content():
+    import gzip
+    import json
+
+    from scrapy_declutter.result import join_blocks
+    from scrapy_declutter.steps.learned.model import cached_model
+    from scrapy_declutter.steps.learned.step import score_page
+
+    folder = SAMPLE_DATA / "collapse"
+    html = gzip.decompress((folder / "3016.html.gz").read_bytes())
+    truth = json.loads((folder / "3016.json").read_text(encoding="utf-8"))
+    url, reference = truth["url"], truth["ground_truth"]["main_content"]
+    page = Page.from_html(html, url)
+    model = cached_model(None)
+    types, _, probs = score_page(model, page)
+    cut = model.cut("balanced", types)
+    words = np.array([b.words for b in page.blocks], dtype=float)
+
+    def f1(keep: np.ndarray) -> float:
+        return word_prf(join_blocks([b for b, k in zip(page.blocks, keep) if k]), reference).f1
+
+    plain = decide(page.blocks, probs, threshold=cut, fallback=None)
+    assert collapsed(words, probs, plain)
+    kept = decide(page.blocks, probs, threshold=cut, fallback=0.0)
+    assert (kept >= plain).all() and kept.sum() > plain.sum()
+    assert f1(plain) < 0.3 < 0.6 < f1(kept)
+    def labels(extractor: str) -> list[bool]:
+        return [b.is_content for b in extract(html, url, extractor=extractor).blocks]
+
+    assert labels("learned(fallback=true)") == kept.tolist()
+    assert labels("learned(fallback=false)") == plain.tolist()
+    # One cut asked for is one cut given: no fallback.
+    assert labels(f"learned(threshold={cut}, fallback=true)") == plain.tolist()
+    # The favour still moves the output one way.
+    size = {f: len(extract(html, url, extractor=f'default(favor="{f}", fallback=true)').text.split())
+            for f in FAVORS}
+    assert size["precision"] <= size["balanced"] <= size["recall"]

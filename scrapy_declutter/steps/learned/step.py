@@ -52,7 +52,9 @@ class LearnedClassifier(Step):
     reader comments in the text (label ``content``); by default they are left
     out with the label ``comment``. Forum posts are content either way: on a
     forum page they are what the page is for. ``threshold`` overrides the
-    cut for every page type.
+    cut for every page type. ``fallback=True`` cuts a page again lower when
+    its cut collapses (``decide.collapsed``; off by default, ``decide.FALLBACK``,
+    and never with a ``threshold``: one cut, as asked).
     """
 
     name = "learned"
@@ -66,6 +68,7 @@ class LearnedClassifier(Step):
         threshold: float | None = None,
         smoothing: float | None = None,
         heading_floor: float | None = None,
+        fallback: bool | None = None,
     ) -> None:
         from .model import FAVORS
 
@@ -78,6 +81,7 @@ class LearnedClassifier(Step):
         self.threshold = threshold
         self.smoothing = smoothing
         self.heading_floor = heading_floor
+        self.fallback = fallback
 
     def _model(self) -> "BlockModel":
         return _checked_model(self.model)
@@ -99,10 +103,15 @@ class LearnedClassifier(Step):
             page.page_type = PAGE_TYPES[int(np.argmax(types))]
         favor = self.favor or model.meta.get("favor", "balanced")
         threshold = model.cut(favor, types) if self.threshold is None else self.threshold
+        fallback = None
+        if self.threshold is None and (d.FALLBACK if self.fallback is None else self.fallback):
+            # The collapse fallback moves with the favour as the cut does.
+            fallback = 0.0 if favor == "balanced" else threshold - model.cut("balanced", types)
         keep = d.decide(
             page.blocks, probs, threshold=threshold,
             smoothing=self._param(model, "smoothing", d.SMOOTHING),
             heading_floor=self._param(model, "heading_floor", d.HEADING_FLOOR),
+            fallback=fallback,
         )
         # Python bools and floats (``tolist``): one conversion per page, not one per block.
         labels = [CONTENT if k else BOILERPLATE for k in keep.tolist()]
