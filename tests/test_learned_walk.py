@@ -206,3 +206,29 @@ def test_the_whole_feature_matrix_equals_the_pure_python_one_on_bundled_pages(mo
     assert np.array_equal(got.types, want.types) and np.array_equal(got.content, want.content)
     region_in = features.feature_names().index("region_in")
     assert got.features[:, region_in].any()
+
+
+@needs_compiled
+@pytest.mark.parametrize("which", ["blocks", "comments"])
+def test_packed_float32_walk_splits_at_the_float64_thresholds(model, which):
+    """The walk of float32 rows without NaN (``_trees.leaf_values_f32``) compares with
+    float32 thresholds: rows on each threshold and one float32 step either side of it
+    go the way the NumPy walk's float64 comparison sends them."""
+    t = _ensembles(model)[which]
+    width = int(t.feature.max()) + 1
+    rng = np.random.default_rng(11)
+    X = rng.normal(scale=3.0, size=(600, width)).astype(np.float32)
+    thresholds = np.asarray(t.threshold)[rng.integers(0, len(t.threshold), size=X.shape)]
+    near = thresholds.astype(np.float32)
+    X[:200] = near[:200]
+    X[200:400] = np.nextafter(near[200:400], np.float32(np.inf))
+    X[400:] = np.nextafter(near[400:], np.float32(-np.inf))
+    assert trees._compiled.leaf_values_f32(  # the fast walk takes these rows
+        X, t._c_arrays.nodes, t._c_arrays.value, t._c_arrays.roots, t.depth,
+        np.empty((len(X), t.n_trees)))
+    assert np.array_equal(t.leaf_values(X), t.numpy_leaf_values(X))
+    X[3, 0] = np.nan  # one missing value: the whole page takes the general walk
+    assert not trees._compiled.leaf_values_f32(
+        X, t._c_arrays.nodes, t._c_arrays.value, t._c_arrays.roots, t.depth,
+        np.empty((len(X), t.n_trees)))
+    assert np.array_equal(t.leaf_values(X), t.numpy_leaf_values(X))
