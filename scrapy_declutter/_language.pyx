@@ -7,23 +7,20 @@ a fifth of making a Page. Here each lower-cased text is read once: words
 are cut at ``Py_UNICODE_ISSPACE`` (``str.split``'s rule), and whether a word
 is alphanumeric (``str.isalnum``: ``Py_UNICODE_ISALNUM`` throughout) is
 known from the same pass. For a word with punctuation that is no stop word
-as it stands, the reference's ``\w+`` search (a regex call per word: a
+as it stands, the reference's ``\\w+`` search (a regex call per word: a
 thousand a page, most of this loop's time) is its first run of word
 characters, cut out here by the rule ``re`` applies (``Py_UNICODE_ISALNUM``
 or ``_``). The counts are the reference's, which a test holds on every
 bundled page.
 """
 
+from scrapy_declutter._chars cimport alnum, word
+
 cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
-    bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
     int PyUnicode_KIND(object text)
     const void* PyUnicode_DATA(object text)
     Py_UCS4 PyUnicode_READ(int kind, const void* data, Py_ssize_t index) nogil
-
-
-cdef inline bint _word(Py_UCS4 c) noexcept:
-    return c == 95 or Py_UNICODE_ISALNUM(c)  # "_" or alphanumeric: re's \w
 
 
 def stopword_counts(list texts, frozenset stops):
@@ -32,7 +29,7 @@ def stopword_counts(list texts, frozenset stops):
     cdef str low
     cdef Py_ssize_t i, j, k, m, start
     cdef long bare, n
-    cdef bint alnum
+    cdef bint all_alnum
     cdef Py_UCS4 c
     cdef int kind
     cdef const void* data
@@ -47,24 +44,24 @@ def stopword_counts(list texts, frozenset stops):
             if i == m:
                 break
             start = i
-            alnum = True
+            all_alnum = True
             while i < m:
                 c = PyUnicode_READ(kind, data, i)
                 if Py_UNICODE_ISSPACE(c):
                     break
-                if alnum and not Py_UNICODE_ISALNUM(c):
-                    alnum = False
+                if all_alnum and not alnum(c):
+                    all_alnum = False
                 i += 1
             if low[start:i] in stops:
                 bare += 1
                 n += 1
-            elif not alnum:
+            elif not all_alnum:
                 # The reference's ``_WORD.search``: the first run of \w characters.
                 j = start
-                while j < i and not _word(PyUnicode_READ(kind, data, j)):
+                while j < i and not word(PyUnicode_READ(kind, data, j)):
                     j += 1
                 k = j
-                while k < i and _word(PyUnicode_READ(kind, data, k)):
+                while k < i and word(PyUnicode_READ(kind, data, k)):
                     k += 1
                 if k > j and low[j:k] in stops:
                     n += 1

@@ -12,9 +12,10 @@ here one loop reads each text's code points once. The rules are Python's:
 
 import numpy as np
 
+from scrapy_declutter._chars cimport alnum, word
+
 cdef extern from "Python.h":
     bint Py_UNICODE_ISUPPER(Py_UCS4 ch)
-    bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
     bint Py_UNICODE_ISDECIMAL(Py_UCS4 ch)
     int PyUnicode_KIND(object text)
     const void* PyUnicode_DATA(object text)
@@ -23,10 +24,6 @@ cdef extern from "Python.h":
 #: The columns ``char_columns`` returns, in order.
 COLUMNS = ("punct_end", "capital_start", "digits", "head_chars", "cjk", "markup_text",
            "title_share", "title_cover")
-
-
-cdef inline bint _word(Py_UCS4 c) noexcept:
-    return c == 95 or Py_UNICODE_ISALNUM(c)  # "_" or alphanumeric: re's \w
 
 
 def char_columns(list texts, list low, const double[::1] words, double title_max_words,
@@ -91,9 +88,9 @@ def char_columns(list texts, list low, const double[::1] words, double title_max
         m, kind, data = len(lt), PyUnicode_KIND(lt), PyUnicode_DATA(lt)
         j = 0
         while j < m:
-            if _word(PyUnicode_READ(kind, data, j)):
+            if word(PyUnicode_READ(kind, data, j)):
                 start = j
-                while j < m and _word(PyUnicode_READ(kind, data, j)):
+                while j < m and word(PyUnicode_READ(kind, data, j)):
                     j += 1
                 btoks.add(lt[start:j])
             else:
