@@ -78,7 +78,7 @@ def leaf_values_f32(const float[:, ::1] X, const int[:, ::1] nodes, const double
     False, with ``out`` untouched, when a row holds a NaN."""
     cdef Py_ssize_t n = X.shape[0], width_x = X.shape[1], t_count = roots.shape[0]
     cdef Py_ssize_t i, t, start, k, width
-    cdef int level, root
+    cdef int level
     cdef int at[LANES]
     cdef const float* row[LANES]
     cdef const Node* node
@@ -91,13 +91,15 @@ def leaf_values_f32(const float[:, ::1] X, const int[:, ::1] nodes, const double
                 nan = True
                 break
         if not nan:
-            for t in range(t_count):
-                root = roots[t]
-                for start in range(0, n, LANES):
-                    width = min(LANES, n - start)
+            # A group of rows at a time through every tree: its rows stay in the
+            # first-level cache while the trees stream by.
+            for start in range(0, n, LANES):
+                width = min(LANES, n - start)
+                for k in range(width):
+                    row[k] = base + (start + k) * width_x
+                for t in range(t_count):
                     for k in range(width):
-                        at[k] = root
-                        row[k] = base + (start + k) * width_x
+                        at[k] = roots[t]
                     for level in range(depth):
                         for k in range(width):
                             node = tree + at[k]

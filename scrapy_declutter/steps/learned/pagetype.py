@@ -303,31 +303,20 @@ def python_shape(blocks: list) -> tuple[tuple[int, ...], list[str]]:
     end a sentence) and the short lines' texts: the reference of the compiled ``_text.shape``."""
     words = [b.words for b in blocks] or [0]
     ranked = sorted(words, reverse=True)
-    link_words = prose_words = prose_blocks = headings = items = pre = tiny = sentences = 0
-    short = []
-    for b in blocks:
-        link_words += b.link_words
-        if b.words >= _PROSE_MIN_WORDS and b.link_density < _PROSE_MAX_LINKS:
-            prose_words += b.words
-            prose_blocks += 1
-        tag = b.tag
-        if tag in HEADING_TAGS:
-            headings += 1
-        elif tag == "li":
-            items += 1
-        elif tag == "pre":
-            pre += b.words
-        if b.words <= _TINY_WORDS:
-            tiny += 1
-        text = b.text
-        if text.endswith((".", "!", "?")):
-            sentences += 1
-        if len(text) <= SHORT_LINE:
-            short.append(text)
-    return ((sum(words), ranked[0], sum(ranked[:5]), link_words, prose_words, prose_blocks,
-             headings, items, pre, tiny, sentences), short)
+    prose = [b.words for b in blocks
+             if b.words >= _PROSE_MIN_WORDS and b.link_density < _PROSE_MAX_LINKS]
+    tags = [b.tag for b in blocks]
+    texts = [b.text for b in blocks]
+    return ((sum(words), ranked[0], sum(ranked[:5]), sum(b.link_words for b in blocks),
+             sum(prose), len(prose), sum(t in HEADING_TAGS for t in tags), tags.count("li"),
+             sum(b.words for b in blocks if b.tag == "pre"),
+             sum(b.words <= _TINY_WORDS for b in blocks),
+             sum(t.endswith((".", "!", "?")) for t in texts)),
+            [t for t in texts if len(t) <= SHORT_LINE])
+
 
 if _compiled is not None:
     _compiled.configure(COUNTED_TAGS, KEPT_TAGS)
+
 #: Every phrase of ``_PHRASES`` in one set, in their order, for the compiled count.
 _PHRASE_SET = _text.Phrases([p for words in _PHRASES.values() for p in words]) if _text else None
