@@ -19,6 +19,8 @@
   (``trees.TreeEnsemble.numpy_leaf_values``, ``features._chains``,
   ``pagetype.python_tree_scan``, ``text.python_char_columns``,
   ``columns.python_block_columns``), which give the same values.
+- ``scrapy_declutter/_chars.pxd`` holds the character classes ``_language`` and
+  ``_text`` share (inline functions compiled into each; no module of its own).
 
 Everything else is declared in ``setup.cfg``. The extensions are ``optional``:
 without a compiler the build goes on without them.
@@ -38,11 +40,13 @@ def extensions() -> list[Extension]:
         print(f"scrapy-declutter: not building the compiled parts ({exc})")
         return []
     learned = "scrapy_declutter/steps/learned"
+    chars = "scrapy_declutter/_chars.pxd"  # inline character classes, cimported
     compiled = [
         Extension("scrapy_declutter._segment", ["scrapy_declutter/_segment.pyx"],
                   depends=[str(p) for p in Path("scrapy_declutter").glob("_segment_*.pxi")],
                   include_dirs=lxml.get_include(), optional=True),
-        Extension("scrapy_declutter._language", ["scrapy_declutter/_language.pyx"], optional=True),
+        Extension("scrapy_declutter._language", ["scrapy_declutter/_language.pyx"],
+                  depends=[chars], optional=True),
         Extension("scrapy_declutter.sitelearning._counts",
                   ["scrapy_declutter/sitelearning/_counts.pyx"], optional=True),
         Extension("scrapy_declutter.steps.learned._trees", [f"{learned}/_trees.pyx"], optional=True),
@@ -50,7 +54,8 @@ def extensions() -> list[Extension]:
                   language="c++", optional=True),
         Extension("scrapy_declutter.steps.learned._scan", [f"{learned}/_scan.pyx"],
                   include_dirs=lxml.get_include(), optional=True),
-        Extension("scrapy_declutter.steps.learned._text", [f"{learned}/_text.pyx"], optional=True),
+        Extension("scrapy_declutter.steps.learned._text", [f"{learned}/_text.pyx"],
+                  depends=[chars], optional=True),
         Extension("scrapy_declutter.steps.learned._columns", [f"{learned}/_columns.pyx"],
                   optional=True),
     ]

@@ -147,7 +147,7 @@ def page_stopword_counts(texts: list[str], stops: frozenset[str]) -> list[tuple[
     the reference block by block."""
     if _compiled is None or in_reference_walk():
         return [stopword_counts(t, stops) for t in texts]
-    return _compiled.stopword_counts(texts, stops, _WORD)
+    return _compiled.stopword_counts(texts, stops)
 
 
 #: How many of each language's most frequent stop words vote.

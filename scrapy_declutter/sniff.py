@@ -128,7 +128,10 @@ def _strict(body: bytes, encoding: str) -> str | None:
 
 def _utf8_is_a_lie(body: bytes, text: str) -> bool:
     """More invalid UTF-8 sequences than valid multi-byte characters."""
-    bad = text.count("\ufffd") - body.count(b"\xef\xbf\xbd")
+    replaced = text.count("\ufffd")
+    if not replaced:  # the usual case: no need to count the body's own U+FFFD
+        return False
+    bad = replaced - body.count(b"\xef\xbf\xbd")
     if bad <= 0:
         return False
     non_ascii = len(text) - len(text.encode("ascii", "ignore"))

@@ -18,6 +18,12 @@ from scrapy_declutter.steps.learned import text as T
 
 BUNDLED = ("0082", "0540", "0619", "0688", "2860")
 PATHS = ("compiled", "reference")
+#: The chrome pattern as it was written before ``CHROME_PHRASES`` listed its phrases: the
+#: definition both searches are held to.
+CHROME_AS_WRITTEN = re.compile(
+    r"©|\(c\)|copyright|all rights reserved|cookie|privacy|terms of (?:use|service)|"
+    r"subscribe|newsletter|sign (?:up|in)|log ?in|follow us|share (?:this|on)|"
+    r"skip to|read more|related|advertis")
 
 
 def _path(name):
@@ -47,7 +53,7 @@ def _one_by_one(texts, words, title):
             "title_share": share, "title_cover": cover,
             "capital_start": float(text[:1].isupper()),
             "digit_share": digits / len(head),
-            "chrome_phrase": float(bool(w <= T.CHROME_MAX_WORDS and T.CHROME.search(low))),
+            "chrome_phrase": float(bool(w <= T.CHROME_MAX_WORDS and CHROME_AS_WRITTEN.search(low))),
             # Dates are looked for where the head has a digit or the text says "day".
             "is_date": float(bool(w <= T.DATELINE_MAX_WORDS and (digits or "day" in low)
                                   and T.DATE.search(low))),
@@ -77,6 +83,8 @@ def test_searches_over_joined_texts_never_span_two_blocks_nor_miss_one():
         "Budget approved after long debate", "budget", "Mar 3", "3 March", "2024-01-05",
         "ΟΔΟΣ ΣΕΛΙΔΑΣ", "İstanbul'da bugün", "日本語の記事です", "中文", "<p>shown</p>", "a </b>",
         "Ends here.", "“Quoted”", "x" * 200 + " 2024-01-05", "Cookie policy and privacy",
+        "Terms of Service", "Log in", "login here", "Share on X", "(c) us", "Follow us",
+        "terms of", "sig", "share", "Advertisement", "All rights reserved",
     ]
     _check(texts, "Budget approved after long debate")
     _check(texts, "")
@@ -100,3 +108,50 @@ def test_text_columns_equal_the_block_by_block_definitions_on_bundled_pages(file
     for name in T.TEXT_COLUMNS:
         assert np.array_equal(got[name], want[name]), name
     assert got["title_cover"].max() > 0  # the page's title is found in its heading
+
+
+def test_phrases_are_found_and_counted_as_the_alternation_and_str_count_do():
+    """``_text.Phrases``, the one-pass search of the chrome phrases and the page-type
+    phrases: ``found`` is ``re.search`` of their alternation, ``counts`` is ``str.count``
+    (overlapping occurrences of one phrase count once, phrases starting with characters
+    beyond Latin-1 too, a phrase cut off by the text's end does not count)."""
+    require_compiled(T._compiled, "text columns")
+    phrases = ["aa", "aba", "€", "©", "b", "ＡＢ", "x€", "eur ", "add to cart"]
+    found = T._compiled.Phrases(phrases)
+    texts = ["aaaa", "ababa", "€€ x€", "©", "", "ＡＢＡＢ", "eur", "eur 5, eur ", "add to car",
+             "add to cart, add to cart", "nothing", "abaaba", "日本語ＡＢ"]
+    for text in texts:
+        assert found.counts(text) == [text.count(p) for p in phrases], text
+    alternation = re.compile("|".join(map(re.escape, phrases)))
+    want = [float(bool(alternation.search(t))) for t in texts]
+    rows = np.arange(len(texts), dtype=np.intp)
+    assert found.found(texts, rows).tolist() == want
+    assert found.found(texts, rows[1::2].copy()).tolist() == [w if i % 2 else 0.0
+                                                       for i, w in enumerate(want)]
+    with pytest.raises(ValueError):
+        T._compiled.Phrases(["ok", ""])
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("file_id", BUNDLED)
+def test_page_text_shape_is_the_reference_on_bundled_pages(file_id, path):
+    """The page-type vector's text shape from the compiled loop (``_text.shape``, dates
+    looked for in the lines with a digit, phrases counted in one pass) is the one
+    ``pagetype.python_shape`` and ``str.count`` give."""
+    from scrapy_declutter.steps.learned import pagetype
+
+    html, truth = wcxb_page(file_id)
+    page = Page.from_html(html, truth.get("url"))
+    with _path(path):
+        got = pagetype._text_shape(page)
+    figures, short = pagetype.python_shape(page.blocks)
+    lines = "\n".join(short).lower()
+    total = figures[0] or 1
+    assert got[0] == np.log1p(len(page.blocks)) and got[1] == np.log1p(total)
+    assert got[5] == figures[1] / total and got[6] == figures[2] / total
+    assert got[9] == np.log1p(len(pagetype._DATE.findall(lines)))
+    phrases = [np.log1p(sum(lines.count(p) for p in words))
+               for words in pagetype._PHRASES.values()]
+    assert got[10:10 + len(phrases)] == phrases
+    with reference_walk():
+        assert got == pagetype._text_shape(page)

@@ -206,3 +206,52 @@ def test_the_whole_feature_matrix_equals_the_pure_python_one_on_bundled_pages(mo
     assert np.array_equal(got.types, want.types) and np.array_equal(got.content, want.content)
     region_in = features.feature_names().index("region_in")
     assert got.features[:, region_in].any()
+
+
+@needs_compiled
+@pytest.mark.parametrize("which", ["blocks", "comments"])
+def test_packed_float32_walk_splits_at_the_float64_thresholds(model, which):
+    """The walk of float32 rows without NaN (``_trees.leaf_values_f32``) compares with
+    float32 thresholds: rows on each threshold and one float32 step either side of it
+    go the way the NumPy walk's float64 comparison sends them."""
+    t = _ensembles(model)[which]
+    width = int(t.feature.max()) + 1
+    rng = np.random.default_rng(11)
+    X = rng.normal(scale=3.0, size=(600, width)).astype(np.float32)
+    thresholds = np.asarray(t.threshold)[rng.integers(0, len(t.threshold), size=X.shape)]
+    near = thresholds.astype(np.float32)
+    X[:200] = near[:200]
+    X[200:400] = np.nextafter(near[200:400], np.float32(np.inf))
+    X[400:] = np.nextafter(near[400:], np.float32(-np.inf))
+    assert trees._compiled.leaf_values_f32(  # the fast walk takes these rows
+        X, t._c_arrays.nodes, t._c_arrays.value, t._c_arrays.roots, t.depth,
+        np.empty((len(X), t.n_trees)))
+    assert np.array_equal(t.leaf_values(X), t.numpy_leaf_values(X))
+    X[3, 0] = np.nan  # one missing value: the whole page takes the general walk
+    assert not trees._compiled.leaf_values_f32(
+        X, t._c_arrays.nodes, t._c_arrays.value, t._c_arrays.roots, t.depth,
+        np.empty((len(X), t.n_trees)))
+    assert np.array_equal(t.leaf_values(X), t.numpy_leaf_values(X))
+
+
+@pytest.mark.skipif(columns._compiled is None, reason="the compiled block columns were not built")
+@pytest.mark.parametrize("file_id", BUNDLED)
+def test_compiled_level_ids_and_subtree_spans_equal_the_references(file_id):
+    """``_columns.level_ids`` and ``_columns.subtree_spans`` (a hash table in C) against
+    ``columns.python_level_ids`` and ``region.python_subtree_spans`` (NumPy ``unique``)."""
+    from scrapy_declutter.steps.learned import region
+    from scrapy_declutter.steps.learned.context import LEVELS
+
+    html, truth = wcxb_page(file_id)
+    ancestry = [b.ancestors for b in Page.from_html(html, truth.get("url")).blocks]
+    ids = columns.level_ids(ancestry, LEVELS)
+    assert np.array_equal(ids, columns.python_level_ids(ancestry, LEVELS))
+    assert ids.dtype == np.uint64 and (ids == 0).any() and (ids != 0).any()
+    got, want = columns._compiled.subtree_spans(ids), region.python_subtree_spans(ids)
+    assert all(np.array_equal(a, b) for a, b in zip(got, want))
+    assert (got[1] - got[0] > 1).any()  # subtrees of several blocks
+    # Keys that collide in the table's slots, repeat across levels, and 0 (no ancestor).
+    rng = np.random.default_rng(2)
+    ids = rng.integers(0, 6, size=(3, 500)).astype(np.uint64) << np.uint64(24)
+    got, want = columns._compiled.subtree_spans(ids), region.python_subtree_spans(ids)
+    assert all(np.array_equal(a, b) for a, b in zip(got, want))

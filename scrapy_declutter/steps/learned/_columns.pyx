@@ -77,3 +77,62 @@ def same_kind(list ancestry, const Py_ssize_t[::1] depths, Py_ssize_t box_depth,
                 out[i] = 1
     return found
 
+
+
+def level_ids(list ancestry, tuple levels):
+    """``columns.python_level_ids`` in one C loop: the ancestors' addresses (``id``)."""
+    cdef Py_ssize_t n = len(ancestry), n_levels = len(levels), i, k, m, level
+    cdef object a
+    out = np.zeros((n_levels, n), dtype=np.uint64)
+    cdef unsigned long long[:, ::1] ids = out
+    for k in range(n_levels):
+        level = levels[k]
+        for i in range(n):
+            a = ancestry[i]
+            m = len(a)
+            if m > level:
+                ids[k, i] = <unsigned long long><size_t><PyObject*>a[m - 1 - level]
+    return out
+
+
+def subtree_spans(const unsigned long long[:, ::1] ids):
+    """``region.python_subtree_spans`` with a hash table in C: for each (level, block), the
+    first block and one past the last block that name the same ancestor at any level."""
+    cdef Py_ssize_t levels = ids.shape[0], n = ids.shape[1], size = 16, mask, k, i, slot
+    cdef Py_ssize_t total = levels * n, used = 0
+    cdef unsigned long long key
+    while size < 2 * total:
+        size *= 2
+    mask = size - 1
+    keys = np.empty(size, dtype=np.uint64)
+    taken = np.zeros(size, dtype=np.uint8)
+    first_at = np.empty(size, dtype=np.intp)
+    last_at = np.empty(size, dtype=np.intp)
+    where = np.empty((levels, n), dtype=np.intp)
+    cdef unsigned long long[::1] K = keys
+    cdef unsigned char[::1] T = taken
+    cdef Py_ssize_t[::1] F = first_at, L = last_at
+    cdef Py_ssize_t[:, ::1] W = where
+    for k in range(levels):
+        for i in range(n):
+            key = ids[k, i]
+            slot = <Py_ssize_t>((key >> 4) * 11400714819323198485ULL >> 20) & mask
+            while T[slot] and K[slot] != key:
+                slot = (slot + 1) & mask
+            if not T[slot]:
+                T[slot], K[slot], F[slot], L[slot] = 1, key, i, i
+            else:
+                if i < F[slot]:
+                    F[slot] = i
+                if i > L[slot]:
+                    L[slot] = i
+            W[k, i] = slot
+    lo = np.empty((levels, n), dtype=np.intp)
+    hi = np.empty((levels, n), dtype=np.intp)
+    cdef Py_ssize_t[:, ::1] lo_v = lo, hi_v = hi
+    for k in range(levels):
+        for i in range(n):
+            slot = W[k, i]
+            lo_v[k, i] = F[slot]
+            hi_v[k, i] = L[slot] + 1
+    return lo, hi

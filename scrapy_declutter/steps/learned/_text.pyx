@@ -12,17 +12,18 @@ here one loop reads each text's code points once. The rules are Python's:
 
 import numpy as np
 
+from scrapy_declutter._chars cimport alnum, word
+
 cdef extern from "Python.h":
     bint Py_UNICODE_ISUPPER(Py_UCS4 ch)
-    bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
+    bint Py_UNICODE_ISDECIMAL(Py_UCS4 ch)
+    int PyUnicode_KIND(object text)
+    const void* PyUnicode_DATA(object text)
+    Py_UCS4 PyUnicode_READ(int kind, const void* data, Py_ssize_t index) nogil
 
 #: The columns ``char_columns`` returns, in order.
 COLUMNS = ("punct_end", "capital_start", "digits", "head_chars", "cjk", "markup_text",
            "title_share", "title_cover")
-
-
-cdef inline bint _word(Py_UCS4 c) noexcept:
-    return c == 95 or Py_UNICODE_ISALNUM(c)  # "_" or alphanumeric: re's \w
 
 
 def char_columns(list texts, list low, const double[::1] words, double title_max_words,
@@ -36,6 +37,8 @@ def char_columns(list texts, list low, const double[::1] words, double title_max
     cdef str t, lt
     cdef set btoks
     cdef Py_ssize_t common, n_title = len(title_tokens)
+    cdef int kind
+    cdef const void* data
     out = np.zeros((n, len(COLUMNS)), dtype=np.float64)
     cdef double[:, ::1] o = out
     if n_ranges > 3:
@@ -48,15 +51,15 @@ def char_columns(list texts, list low, const double[::1] words, double title_max
         lo2, hi2 = unspaced_ranges[2]
     for i in range(n):
         t = texts[i]
-        m = len(t)
+        m, kind, data = len(t), PyUnicode_KIND(t), PyUnicode_DATA(t)
         if m:
-            c = t[m - 1]
+            c = PyUnicode_READ(kind, data, m - 1)
             o[i, 0] = 1.0 if c in end_punct else 0.0
-            o[i, 1] = 1.0 if Py_UNICODE_ISUPPER(t[0]) else 0.0
+            o[i, 1] = 1.0 if Py_UNICODE_ISUPPER(PyUnicode_READ(kind, data, 0)) else 0.0
         digits = cjk = 0
         k = min(m, prefix)
         for j in range(k):
-            c = t[j]
+            c = PyUnicode_READ(kind, data, j)
             if 48 <= c <= 57:
                 digits += 1
             if (lo0 <= c <= hi0) or (lo1 <= c <= hi1) or (lo2 <= c <= hi2):
@@ -64,11 +67,12 @@ def char_columns(list texts, list low, const double[::1] words, double title_max
         o[i, 2] = digits
         o[i, 3] = k
         o[i, 4] = 1.0 if cjk > 0 else 0.0
-        if k >= 1 and t[0] == "<":
+        if k >= 1 and PyUnicode_READ(kind, data, 0) == 60:  # "<"
             o[i, 5] = 1.0
         else:
             for j in range(k - 1):
-                if t[j] == "<" and t[j + 1] == "/":
+                if (PyUnicode_READ(kind, data, j) == 60
+                        and PyUnicode_READ(kind, data, j + 1) == 47):  # "</"
                     o[i, 5] = 1.0
                     break
         if n_title == 0 or words[i] > title_max_words:
@@ -81,12 +85,12 @@ def char_columns(list texts, list low, const double[::1] words, double title_max
         else:
             continue
         btoks = set()
-        m = len(lt)
+        m, kind, data = len(lt), PyUnicode_KIND(lt), PyUnicode_DATA(lt)
         j = 0
         while j < m:
-            if _word(lt[j]):
+            if word(PyUnicode_READ(kind, data, j)):
                 start = j
-                while j < m and _word(lt[j]):
+                while j < m and word(PyUnicode_READ(kind, data, j)):
                     j += 1
                 btoks.add(lt[start:j])
             else:
@@ -95,3 +99,178 @@ def char_columns(list texts, list low, const double[::1] words, double title_max
         o[i, 6] = common / <double>len(btoks) if btoks else 0.0
         o[i, 7] = common / <double>n_title
     return out
+
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long x) nogil
+
+DEF MAX_PHRASES = 64
+DEF MAX_CHARS = 2048
+
+
+cdef class Phrases:
+    """A few literal phrases found in one pass over a text: at each character only the
+    phrases that start with it are compared (a table by first character), where a
+    regular expression alternating them tries every branch and ``str.count`` scans the
+    text once per phrase. ``found`` is ``re.search`` of their alternation on each text,
+    ``counts`` is ``str.count`` of each phrase (occurrences that do not overlap, left
+    to right)."""
+
+    cdef Py_ssize_t n
+    cdef unsigned long long by_first[256]
+    cdef unsigned long long others
+    cdef Py_UCS4 chars[MAX_CHARS]
+    cdef Py_ssize_t start[MAX_PHRASES]
+    cdef Py_ssize_t length[MAX_PHRASES]
+
+    def __init__(self, phrases):
+        cdef Py_ssize_t j, k, at = 0
+        cdef str p
+        phrases = list(phrases)
+        self.n = len(phrases)
+        if self.n > MAX_PHRASES or not all(phrases) or sum(map(len, phrases)) > MAX_CHARS:
+            raise ValueError(f"from 1 to {MAX_PHRASES} phrases, none empty, {MAX_CHARS} "
+                             "characters in all")
+        self.others = 0
+        for j in range(256):
+            self.by_first[j] = 0
+        for j in range(self.n):
+            p = phrases[j]
+            self.start[j], self.length[j] = at, len(p)
+            for k in range(len(p)):
+                self.chars[at + k] = p[k]
+            at += len(p)
+            if self.chars[self.start[j]] < 256:
+                self.by_first[self.chars[self.start[j]]] |= 1ULL << j
+            else:
+                self.others |= 1ULL << j
+
+    cdef inline unsigned long long _starting(self, Py_UCS4 c) noexcept:
+        """The phrases (bits) whose first character is ``c``."""
+        cdef unsigned long long cand = 0, rest
+        cdef int j
+        if c < 256:
+            return self.by_first[c]
+        rest = self.others
+        while rest:
+            j = __builtin_ctzll(rest)
+            rest &= rest - 1
+            if self.chars[self.start[j]] == c:
+                cand |= 1ULL << j
+        return cand
+
+    cdef inline bint _at(self, int kind, const void* data, Py_ssize_t i, Py_ssize_t size,
+                         int j) noexcept:
+        """Whether phrase ``j`` occurs in the text (``kind``, ``data``: ``PyUnicode_READ``'s)
+        at ``i`` (its first character does)."""
+        cdef Py_ssize_t m = self.length[j], k
+        cdef const Py_UCS4* p = self.chars + self.start[j]
+        if i + m > size:
+            return False
+        for k in range(1, m):
+            if PyUnicode_READ(kind, data, i + k) != p[k]:
+                return False
+        return True
+
+    def found(self, list texts, const Py_ssize_t[::1] rows):
+        """1.0 for each of ``texts[rows]`` that holds one of the phrases (float64, one per
+        text: the rows not asked about are 0)."""
+        cdef Py_ssize_t r, i, size
+        cdef unsigned long long cand
+        cdef int j
+        cdef str t
+        cdef int kind
+        cdef const void* data
+        out = np.zeros(len(texts), dtype=np.float64)
+        cdef double[::1] o = out
+        for r in range(rows.shape[0]):
+            t = texts[rows[r]]
+            size, kind, data = len(t), PyUnicode_KIND(t), PyUnicode_DATA(t)
+            for i in range(size):
+                cand = self._starting(PyUnicode_READ(kind, data, i))
+                while cand:
+                    j = __builtin_ctzll(cand)
+                    cand &= cand - 1
+                    if self._at(kind, data, i, size, j):
+                        o[rows[r]] = 1.0
+                        break
+                if o[rows[r]]:
+                    break
+        return out
+
+    def counts(self, str text):
+        """How many times each phrase occurs in ``text``, as ``text.count(phrase)`` says."""
+        cdef Py_ssize_t i, size = len(text)
+        cdef unsigned long long cand
+        cdef int j, kind = PyUnicode_KIND(text)
+        cdef const void* data = PyUnicode_DATA(text)
+        cdef Py_ssize_t[MAX_PHRASES] free_from  # where the phrase may next start (no overlaps)
+        cdef Py_ssize_t[MAX_PHRASES] found
+        for j in range(self.n):
+            free_from[j] = found[j] = 0
+        for i in range(size):
+            cand = self._starting(PyUnicode_READ(kind, data, i))
+            while cand:
+                j = __builtin_ctzll(cand)
+                cand &= cand - 1
+                if i >= free_from[j] and self._at(kind, data, i, size, j):
+                    found[j] += 1
+                    free_from[j] = i + self.length[j]
+        return [found[j] for j in range(self.n)]
+
+
+def shape(list blocks, frozenset heading_tags, Py_ssize_t short_line, Py_ssize_t prose_words,
+          double prose_links, Py_ssize_t tiny_words):
+    """``pagetype.python_shape``'s figures in one C loop over the blocks, and the short
+    lines holding a decimal digit (the only ones a date can be found in)."""
+    cdef Py_ssize_t n = len(blocks), i, k, w, m, top_n = 0
+    cdef long long total = 0, link_words = 0, prose = 0, prose_blocks = 0, headings = 0
+    cdef long long items = 0, pre = 0, tiny = 0, sentences = 0
+    cdef long long[5] top
+    cdef Py_UCS4 c
+    cdef str text
+    cdef list short = [], dated = []
+    for i in range(n):
+        b = blocks[i]
+        w = b.words
+        total += w
+        # The five largest word counts, largest first (``sorted(..., reverse=True)[:5]``).
+        k = top_n
+        while k > 0 and top[k - 1] < w:
+            if k < 5:
+                top[k] = top[k - 1]
+            k -= 1
+        if k < 5:
+            top[k] = w
+            if top_n < 5:
+                top_n += 1
+        link_words += <long long>b.link_words
+        if w >= prose_words and <double>b.link_density < prose_links:
+            prose += w
+            prose_blocks += 1
+        tag = b.tag
+        if tag in heading_tags:
+            headings += 1
+        elif tag == "li":
+            items += 1
+        elif tag == "pre":
+            pre += w
+        if w <= tiny_words:
+            tiny += 1
+        text = b.text
+        m = len(text)
+        if m:
+            c = text[m - 1]
+            if c == "." or c == "!" or c == "?":
+                sentences += 1
+        if m <= short_line:
+            short.append(text)
+            for k in range(m):
+                if Py_UNICODE_ISDECIMAL(text[k]):
+                    dated.append(text)
+                    break
+    cdef long long top5 = 0
+    for k in range(top_n):
+        top5 += top[k]
+    return ((total, top[0] if top_n else 0, top5, link_words, prose, prose_blocks, headings,
+             items, pre, tiny, sentences), short, dated)

@@ -64,12 +64,21 @@ def python_block_columns(blocks: Sequence[Block], fields: tuple[str, ...],
         np.array([b.xpath.count("/") for b in blocks], dtype=np.float64),
         np.array([tag_group.get(t, -1) for t in tags], dtype=np.intp),
         np.array([t in HEADING_TAGS for t in tags], dtype=np.float64),
-        level_ids(ancestry, levels),
+        python_level_ids(ancestry, levels),
     )
 
 
 def level_ids(ancestry: Sequence[Sequence[object]], levels: tuple[int, ...]) -> np.ndarray:
     """(levels × blocks) ``id`` of each block's ancestor that many levels up (0: none):
-    the keys ``region.subtree_sums`` groups blocks by."""
+    the keys ``region.subtree_sums`` groups blocks by. One C loop where the package was
+    built with a compiler (and outside ``segment.reference_walk()``), else
+    ``python_level_ids``."""
+    if _compiled is None or in_reference_walk() or not isinstance(ancestry, list):
+        return python_level_ids(ancestry, levels)
+    return _compiled.level_ids(ancestry, levels)
+
+
+def python_level_ids(ancestry: Sequence[Sequence[object]], levels: tuple[int, ...]) -> np.ndarray:
+    """``level_ids`` in Python: the reference of the compiled loop."""
     return np.array([[id(a[-1 - level]) if len(a) > level else 0 for a in ancestry]
                      for level in levels], dtype=np.uint64).reshape(len(levels), len(ancestry))

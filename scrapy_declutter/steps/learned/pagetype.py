@@ -43,6 +43,10 @@ try:
     from . import _scan as _compiled
 except ImportError:  # built without a compiler: ``python_tree_scan``, the reference
     _compiled = None
+try:
+    from . import _text
+except ImportError:  # built without a compiler: ``python_shape``, the reference
+    _text = None
 
 if TYPE_CHECKING:
     from ...page import Page
@@ -108,6 +112,11 @@ _DATE = re.compile(r"\b(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2}|"
 _MARK_ATTRIBUTES = etree.XPath("//@role | //@itemprop | //@itemtype")
 #: Lines up to this many characters are looked at for prices, carts, forum words, dates.
 SHORT_LINE = 80
+#: A block is prose from this many words when under this share of them are link text ...
+_PROSE_MIN_WORDS = 8
+_PROSE_MAX_LINKS = 0.3
+#: ... and tiny up to this many words.
+_TINY_WORDS = 3
 #: At most this many JSON-LD scripts and microdata types are read.
 MAX_TYPES = 50
 
@@ -250,44 +259,64 @@ def page_vector(page: "Page", facts: PageFacts) -> np.ndarray:
 
 
 def _text_shape(page: "Page") -> list[float]:
+    """The shape of the page's text: block and word counts, shares, and how often the
+    short lines hold dates and each kind of ``_PHRASES``.
+
+    The figures come from one C loop over the blocks (``_text.shape``) where the
+    package was built with a compiler, else from ``python_shape``, its reference;
+    there the dates are looked for in the short lines that hold a digit (every date
+    ``_DATE`` finds has one, and no match spans lines) and the phrases counted in one
+    pass (``_text.Phrases``) instead of a ``str.count`` per phrase: the same counts.
+    """
     blocks = page.blocks
     n = len(blocks) or 1
-    words = [b.words for b in blocks] or [0]
-    total = sum(words) or 1
-    ranked = sorted(words, reverse=True)
-    link_words = prose_words = prose_blocks = headings = items = pre = tiny = sentences = 0
-    short = []
-    for b in blocks:
-        link_words += b.link_words
-        if b.words >= 8 and b.link_density < 0.3:
-            prose_words += b.words
-            prose_blocks += 1
-        tag = b.tag
-        if tag in HEADING_TAGS:
-            headings += 1
-        elif tag == "li":
-            items += 1
-        elif tag == "pre":
-            pre += b.words
-        if b.words <= 3:
-            tiny += 1
-        text = b.text
-        if text.endswith((".", "!", "?")):
-            sentences += 1
-        if len(text) <= SHORT_LINE:
-            short.append(text)
-    # Counted over the short lines joined: it counts matches, and a short line rarely
-    # holds two.
-    lines = "\n".join(short).lower()
+    if _text is not None and not in_reference_walk():
+        figures, short, dated = _text.shape(blocks, HEADING_TAGS, SHORT_LINE, _PROSE_MIN_WORDS,
+                                            _PROSE_MAX_LINKS, _TINY_WORDS)
+        lines = "\n".join(short).lower()
+        dates = len(_DATE.findall("\n".join(dated).lower()))
+        found = iter(_PHRASE_SET.counts(lines))
+        phrases = [sum(next(found) for _ in words) for words in _PHRASES.values()]
+    else:
+        figures, short = python_shape(blocks)
+        # Counted over the short lines joined: it counts matches, and a short line rarely
+        # holds two.
+        lines = "\n".join(short).lower()
+        dates = len(_DATE.findall(lines))
+        phrases = [sum(map(lines.count, words)) for words in _PHRASES.values()]
+    (total, top, top5, link_words, prose_words, prose_blocks, headings, items, pre, tiny,
+     sentences) = figures
+    total = total or 1
     return [
         math.log1p(len(blocks)), math.log1p(total), link_words / total, prose_words / total,
-        math.log1p(prose_blocks), ranked[0] / total, sum(ranked[:5]) / total,
+        math.log1p(prose_blocks), top / total, top5 / total,
         headings / n, items / n,
-        math.log1p(len(_DATE.findall(lines))),
-        *(math.log1p(sum(map(lines.count, words))) for words in _PHRASES.values()),
+        math.log1p(dates),
+        *(math.log1p(count) for count in phrases),
         pre / total, total / n, tiny / n, sentences / n,
     ]
 
 
+def python_shape(blocks: list) -> tuple[tuple[int, ...], list[str]]:
+    """(words, the largest block's words, the five largest blocks' words, link words, prose
+    words, prose blocks, headings, list items, words in ``<pre>``, tiny blocks, blocks that
+    end a sentence) and the short lines' texts: the reference of the compiled ``_text.shape``."""
+    words = [b.words for b in blocks] or [0]
+    ranked = sorted(words, reverse=True)
+    prose = [b.words for b in blocks
+             if b.words >= _PROSE_MIN_WORDS and b.link_density < _PROSE_MAX_LINKS]
+    tags = [b.tag for b in blocks]
+    texts = [b.text for b in blocks]
+    return ((sum(words), ranked[0], sum(ranked[:5]), sum(b.link_words for b in blocks),
+             sum(prose), len(prose), sum(t in HEADING_TAGS for t in tags), tags.count("li"),
+             sum(b.words for b in blocks if b.tag == "pre"),
+             sum(b.words <= _TINY_WORDS for b in blocks),
+             sum(t.endswith((".", "!", "?")) for t in texts)),
+            [t for t in texts if len(t) <= SHORT_LINE])
+
+
 if _compiled is not None:
     _compiled.configure(COUNTED_TAGS, KEPT_TAGS)
+
+#: Every phrase of ``_PHRASES`` in one set, in their order, for the compiled count.
+_PHRASE_SET = _text.Phrases([p for words in _PHRASES.values() for p in words]) if _text else None

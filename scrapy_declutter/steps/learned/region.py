@@ -169,19 +169,28 @@ def subtree_sums(level_ids: np.ndarray | list[list[int]], *values: np.ndarray):
 
     A subtree's blocks are contiguous in document order, so its span runs
     from the first to the last block that names it as an ancestor at any of
-    the levels looked at; prefix sums then give its totals.
+    the levels looked at (``subtree_spans``); prefix sums then give its totals.
     """
-    n = len(values[0])
-    ids, codes = np.unique(np.array(level_ids, dtype=np.uint64), return_inverse=True)
-    codes = codes.reshape(len(level_ids), n)
-    first = np.full(len(ids), n, dtype=np.int64)
-    last = np.full(len(ids), -1, dtype=np.int64)
+    ids = np.ascontiguousarray(level_ids, dtype=np.uint64)
+    if _columns is not None and not in_reference_walk():
+        first, last = _columns.subtree_spans(ids)
+    else:
+        first, last = python_subtree_spans(ids)
+    prefix = [np.concatenate([[0.0], np.cumsum(v)]) for v in values]
+    return [(*(c[hi] - c[lo] for c in prefix), (hi - lo).astype(float))
+            for lo, hi in zip(first, last)]
+
+
+def python_subtree_spans(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(levels × blocks) first block and one past the last block naming the same ancestor
+    as ``ids`` does there, at any level: the reference of the compiled ``_columns.subtree_spans``
+    (which finds them with a hash table in C rather than sorting)."""
+    n = ids.shape[1]
+    keys, codes = np.unique(ids, return_inverse=True)
+    codes = codes.reshape(ids.shape)
+    first = np.full(len(keys), n, dtype=np.int64)
+    last = np.full(len(keys), -1, dtype=np.int64)
     pos = np.broadcast_to(np.arange(n), codes.shape)
     np.minimum.at(first, codes.ravel(), pos.ravel())
     np.maximum.at(last, codes.ravel(), pos.ravel())
-    prefix = [np.concatenate([[0.0], np.cumsum(v)]) for v in values]
-    out = []
-    for row in codes:
-        lo, hi = first[row], last[row] + 1
-        out.append((*(c[hi] - c[lo] for c in prefix), (hi - lo).astype(float)))
-    return out
+    return first[codes], last[codes] + 1

@@ -29,11 +29,15 @@ try:
 except ImportError:  # built without a compiler: ``python_char_columns``, the reference
     _compiled = None
 
-#: Phrases of page chrome in many languages' English-speaking templates (short blocks only).
-CHROME = re.compile(
-    r"©|\(c\)|copyright|all rights reserved|cookie|privacy|terms of (?:use|service)|"
-    r"subscribe|newsletter|sign (?:up|in)|log ?in|follow us|share (?:this|on)|"
-    r"skip to|read more|related|advertis")  # searched in lower-cased text (faster than re.I)
+#: Phrases of page chrome in many languages' English-speaking templates (short blocks only),
+#: searched in lower-cased text.
+CHROME_PHRASES = (
+    "©", "(c)", "copyright", "all rights reserved", "cookie", "privacy", "terms of use",
+    "terms of service", "subscribe", "newsletter", "sign up", "sign in", "log in", "login",
+    "follow us", "share this", "share on", "skip to", "read more", "related", "advertis",
+)  # fmt: skip
+#: The phrases as one pattern: the reference's search (the compiled one: ``_text.Phrases``).
+CHROME = re.compile("|".join(map(re.escape, CHROME_PHRASES)))
 WORD = re.compile(r"\w+")
 _MONTHS = (
     "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|januar|februar|märz|juni|juli|oktober|"
@@ -80,12 +84,18 @@ def text_columns(texts: Sequence[str], words: np.ndarray, title: str) -> dict[st
             DIGIT_PREFIX, "".join(_END_PUNCT), UNSPACED_RANGES)
     (punct_end, capital_start, digits, lengths, unspaced, markup_text, share,
      cover) = chars.T
-    dated = (words <= DATELINE_MAX_WORDS) & (
-        (digits > 0) | np.array(["day" in t for t in low], dtype=bool))
+    # Short blocks with a digit, or with "day" ("today", "yesterday": the dates without one).
+    dated = (words <= DATELINE_MAX_WORDS) & (digits > 0)
+    rest = np.flatnonzero((words <= DATELINE_MAX_WORDS) & ~dated).tolist()
+    dated[[i for i in rest if "day" in low[i]]] = True
+    if _compiled is None or in_reference_walk():
+        chrome = _found(CHROME, low, short, n)
+    else:
+        chrome = _CHROME_SET.found(low, np.flatnonzero(short))
     return {
         "punct_end": punct_end, "title_share": share, "title_cover": cover,
         "capital_start": capital_start, "digit_share": digits / lengths,
-        "chrome_phrase": _found(CHROME, low, short, n),
+        "chrome_phrase": chrome,
         # Every date the pattern finds has a digit, but "today" and "yesterday".
         "is_date": _found(DATE, low, dated, n),
         "unspaced": unspaced,
@@ -168,3 +178,7 @@ def _title_overlap(low: list[str], words: np.ndarray, title_tokens: set[str]):
     share[rows] = shares
     cover[rows] = covers
     return share, cover
+
+
+#: ``CHROME_PHRASES`` for the compiled search, which finds a block's first phrase in one pass.
+_CHROME_SET = _compiled.Phrases(CHROME_PHRASES) if _compiled is not None else None

@@ -79,8 +79,12 @@ class TreeEnsemble:
         if X.ndim != 2 or X.shape[1] <= c.max_feature:
             raise ModelError(f"the trees read feature {c.max_feature}; rows have shape {X.shape}")
         out = np.empty((len(X), self.n_trees))
+        depth = max(self.depth, 1)
+        if X.dtype == np.float32 and _compiled.leaf_values_f32(X, c.nodes, c.value, c.roots,
+                                                               depth, out):
+            return out
         _compiled.leaf_values(X, c.feature, c.threshold, c.children, c.missing_right,
-                              c.value, c.roots, max(self.depth, 1), out)
+                              c.value, c.roots, depth, out)
         return out
 
     def numpy_leaf_values(self, X: np.ndarray) -> np.ndarray:
@@ -165,6 +169,9 @@ class _CArrays(NamedTuple):
     #: The lowest and highest feature a split (not a leaf) reads.
     min_feature: int
     max_feature: int
+    #: (nodes x 4) int32, ``_trees.Node`` for float32 rows: the feature (0 for a leaf),
+    #: the bits of the largest float32 not above the threshold, the left and right child.
+    nodes: np.ndarray
 
     @classmethod
     def of(cls, t: TreeEnsemble) -> "_CArrays":
@@ -172,14 +179,26 @@ class _CArrays(NamedTuple):
             return np.ascontiguousarray(a, dtype=np.int32)
 
         nodes = np.arange(len(t.feature))
-        split = t.feature[(t.left != nodes) | (t.right != nodes)]
+        is_split = (t.left != nodes) | (t.right != nodes)
+        split = t.feature[is_split]
         children = np.empty(2 * len(t.left), dtype=np.int32)
         children[0::2], children[1::2] = t.left, t.right
+        threshold = np.asarray(t.threshold, dtype=np.float64)
+        with np.errstate(over="ignore"):  # beyond float32's range: the infinity is the bound
+            below = threshold.astype(np.float32)
+        # Rounded up: step down to the float32 just below (x > that <=> x > threshold).
+        up = below.astype(np.float64) > threshold
+        below[up] = np.nextafter(below[up], np.float32(-np.inf))
+        packed = np.empty((len(t.feature), 4), dtype=np.int32)
+        packed[:, 0] = np.where(is_split, t.feature, 0)
+        packed[:, 1] = below.view(np.int32)
+        packed[:, 2], packed[:, 3] = t.left, t.right
         return cls(
-            index(t.feature), np.ascontiguousarray(t.threshold, dtype=np.float64), children,
+            index(t.feature), np.ascontiguousarray(threshold), children,
             (~np.asarray(t.missing_left, dtype=np.bool_)).view(np.uint8),
             np.ascontiguousarray(t.value, dtype=np.float64), index(t.roots),
             int(split.min()) if len(split) else 0, int(split.max()) if len(split) else -1,
+            packed,
         )
 
 
