@@ -33,14 +33,14 @@ answer is a Python rule (``is_permalink``, ``list_start``, ``has_span``,
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE, PyTuple_New, PyTuple_SET_ITEM
 from libc.stdlib cimport free, malloc, realloc
-
-cdef extern from "Python.h":
-    void PyObject_GC_UnTrack(void* op)
 from libc.string cimport memcpy, memset, strcmp, strlen, strncmp
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
 from lxml.includes.tree cimport const_xmlChar, xmlAttr, xmlNode
+
+cdef extern from "Python.h":
+    void PyObject_GC_UnTrack(void* op)
 
 from .blocks import Ancestor, Block
 from .structure import COUNTED_TAGS, LIST_TAGS, PLAIN, STRUCTURE_TAGS, Structure

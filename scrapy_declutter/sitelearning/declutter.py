@@ -238,8 +238,8 @@ class Declutter:
         if state is not None:
             self._sites.move_to_end(site)
             return state
-        writes = self.writes
-        if self.store is None or writes is None or not writes.available():
+        writes = self.writes  # None exactly when there is no store
+        if writes is None or not writes.available():
             return None
         writes.before_load(site)  # back before its increments were written: they land first
         try:
@@ -260,8 +260,9 @@ class Declutter:
         held = self.warmups.take(site)
         state = self._state(site)
         if state is None:  # the store went down meanwhile: the generic labels stand
-            return [Released(h.key, _rootless(result_of(h.relabel_generic(), self.extractor),
-                                                h.treeless)) for h in held]
+            for h in held:
+                h.relabel_generic()
+            return [Released(h.key, h.result(self.extractor)) for h in held]
         for h in held:
             if self.learn and not state.model.seen_url(h.page.url):
                 self.learner.learn(state.learners, h.lesson, h.page.url)
@@ -274,8 +275,7 @@ class Declutter:
             lesson = page.get(SITE_LESSON)
             decisions = SiteDecisions(state.model.pages, lesson.template, lesson.voted,
                                       lesson.supervised)
-            released.append(Released(h.key, _rootless(
-                result_of(page, self.extractor, site_learning=decisions), h.treeless)))
+            released.append(Released(h.key, h.result(self.extractor, decisions)))
         self._say_what_was_learned(site, state.model, released)
         return released
 
@@ -327,10 +327,3 @@ class Declutter:
         self.writes.add(state.model.snapshot() if fresh else state.delta, replaces=fresh)
         state.delta, state.unsaved = SiteModel(site=state.model.site), 0
         self._measure(state)
-
-
-def _rootless(result: Result, treeless: bool) -> Result:
-    """The Result of a held page that let its tree go has no ``root`` (see ``HeldPage.drop_tree``)."""
-    if treeless:
-        result.root = None
-    return result

@@ -26,11 +26,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..api import result_of
 from ..limits import empty_root
 
 if TYPE_CHECKING:
     from ..page import Page
-    from ..result import Result
+    from ..result import Result, SiteDecisions
     from .learner import PageLesson
 
 #: Pages held across all sites. A held page that keeps its parsed tree holds
@@ -58,8 +59,6 @@ class HeldPage:
     page: Page
     labels: list[Label]
     lesson: PageLesson
-    #: The page's tree was let go while it was held: its Result gets no ``root``.
-    treeless: bool = False
 
     def drop_tree(self) -> None:
         """Let the page's parsed tree go while the page waits for its site's warm-up to end.
@@ -74,10 +73,16 @@ class HeldPage:
         asks for metadata). Without it, metadata has what the blocks and the
         page give, as for any Result without a ``root``.
         The page gets an empty tree in its place (its type stays a tree), and
-        ``Declutter`` gives the released Result ``root=None``.
+        its Result (``result``) has ``root=None``.
         """
         self.page.root = _NO_TREE
-        self.treeless = True
+
+    def result(self, extractor: str, site_learning: SiteDecisions | None = None) -> Result:
+        """The page's Result as its labels stand; no ``root`` if its tree was let go."""
+        result = result_of(self.page, extractor, site_learning=site_learning)
+        if self.page.root is _NO_TREE:
+            result.root = None
+        return result
 
     def relabel_generic(self) -> Page:
         """Put the generic steps' labels back on the page's blocks, before the site step reruns."""

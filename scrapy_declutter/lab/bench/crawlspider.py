@@ -8,8 +8,9 @@ to a JSON lines feed, as a real crawl does) and measures from the first
 response to the engine's stop, so interpreter and crawler start-up, the same
 in every mode, are left out. The garbage collector's share is measured too
 (``gc.callbacks``: the CPU time of each collection on the thread that ran it,
-and how many were full ones), since the pages in flight are what it walks. Settings come through the environment because
-``-s`` cannot carry a dict such as ``ADDONS``.
+and how many were full ones), since the pages in flight are what it walks.
+Settings come through the environment because ``-s`` cannot carry a dict
+such as ``ADDONS``.
 """
 
 from __future__ import annotations
@@ -39,13 +40,13 @@ def rss_mb() -> float:
 
 
 class GCTimer:
-    """A ``gc.callbacks`` entry: CPU seconds in collections, their number, the full ones."""
+    """A ``gc.callbacks`` entry: CPU seconds in collections, and how many were full ones."""
 
     def __init__(self) -> None:
         self.reset()
 
     def reset(self) -> None:
-        self.seconds, self.collections, self.full = 0.0, 0, 0
+        self.seconds, self.full = 0.0, 0
         self._start = 0.0
 
     def __call__(self, phase: str, info: dict[str, int]) -> None:
@@ -53,7 +54,6 @@ class GCTimer:
             self._start = time.thread_time()
             return
         self.seconds += time.thread_time() - self._start
-        self.collections += 1
         self.full += info["generation"] == 2
 
 
@@ -110,7 +110,6 @@ class BenchSpider(scrapy.Spider):
             "cpu": last["cpu"] - first["cpu"],
             "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3,
             "gc_cpu": self.gc.seconds,
-            "gc_collections": self.gc.collections,
             "gc_full": self.gc.full,
             "samples": self.samples,
         }

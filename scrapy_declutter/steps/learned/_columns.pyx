@@ -78,7 +78,6 @@ def same_kind(list ancestry, const Py_ssize_t[::1] depths, Py_ssize_t box_depth,
     return found
 
 
-
 def level_ids(list ancestry, tuple levels):
     """``columns.python_level_ids`` in one C loop: the ancestors' addresses (``id``)."""
     cdef Py_ssize_t n = len(ancestry), n_levels = len(levels), i, k, m, level

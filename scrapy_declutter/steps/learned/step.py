@@ -105,8 +105,8 @@ class LearnedClassifier(Step):
         threshold = model.cut(favor, types) if self.threshold is None else self.threshold
         fallback = None
         if self.threshold is None and (d.FALLBACK if self.fallback is None else self.fallback):
-            # The collapse fallback moves with the favour as the cut does.
-            fallback = 0.0 if favor == "balanced" else threshold - model.cut("balanced", types)
+            # The collapse fallback moves with the favour as the cut does (0 when balanced).
+            fallback = threshold - model.cut("balanced", types)
         keep = d.decide(
             page.blocks, probs, threshold=threshold,
             smoothing=self._param(model, "smoothing", d.SMOOTHING),
