@@ -198,7 +198,8 @@ def test_learner_confidence_reads_the_cut_of_the_deciding_step():
 
 
 def test_classifier_votes_on_ambiguous_blocks_only_on_supervised_sites():
-    everything_ambiguous = SiteLearner(ambiguous_margin=10.0, min_examples=5, vote_bits=0.0)
+    everything_ambiguous = SiteLearner(ambiguous_margin=10.0, min_examples=5, vote_bits=0.0,
+                                       vote_on_shared_template=False)
     plain = Declutter("density", flush_every=1, learner=everything_ambiguous)
     for i in range(6):
         result = plain.extract(article(i), f"https://example.org/{i}")
@@ -212,6 +213,19 @@ def test_classifier_votes_on_ambiguous_blocks_only_on_supervised_sites():
     assert result.site_learning.voted > 0
     assert "Paragraph 1 of story 8" in result.text
     assert any(b.step == "site-ngram" for b in result.blocks)
+
+
+def test_unsupervised_votes_only_remove_and_only_on_pages_of_the_shared_template():
+    everything_ambiguous = SiteLearner(ambiguous_margin=10.0, min_examples=5, vote_bits=0.0)
+    dec = Declutter("density", flush_every=1, learner=everything_ambiguous)
+    for i in range(6):
+        result = dec.extract(article(i), f"https://example.org/{i}")
+    assert dec.model("example.org").container(0) == "/html/body/div#main"
+    assert result.site_learning.voted > 0
+    assert all(b.label == "boilerplate" for b in result.blocks if b.step == "site-ngram")
+    # A page without the site's container is not of its shared template: no votes there.
+    other = dec.extract(article(8).replace('id="main"', 'id="other"'), "https://example.org/8")
+    assert other.site_learning.voted == 0 and other.site_learning.settled == 0
 
 
 def test_spec_cells_and_list_items_shared_by_pages_are_not_template():

@@ -1,0 +1,149 @@
+"""A block's place in its page, as site learning compares it across pages.
+
+A place is the tag/id/class path from the root to an element, without
+positions (``div[3]`` shifts when a page has one more teaser; names do not)
+and normalised as fingerprints are (lower case, digit runs, URLs and month
+names folded: ``div#post-1234`` on one page is ``div#post-0`` on all).
+Two rules read places:
+
+* the structural template (``structure_key``): a block at the same place on
+  most of a site's pages, whose text is the same there once dates, numbers,
+  URLs and names are folded ("Posted on 3 May by Jane Roe", an archive's
+  capture banner, a comment counter), is chrome;
+* the content container (``container``): the place whose subtree holds the
+  text the generic steps were sure of, on most of a site's pages.
+
+Ancestors are shared between the blocks under one element (``segment``
+builds each lineage once), so a page's paths are built once per element, by
+identity, and cost a dict lookup per block.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import TYPE_CHECKING, Sequence
+
+from ..blocks import Ancestor
+from .model import FINGERPRINT_CACHE, HASH_MASK, hash_text, normalise
+
+if TYPE_CHECKING:
+    from ..blocks import Block
+
+#: Marks the path of a block whose ancestors were cut at ``segment.MAX_ANCESTORS``: its
+#: start is not the root, so it never matches a container learned from a whole path.
+CUT = "~"
+#: Blocks longer than this get no structural key: bylines, banners and counters are short,
+#: and a site's body paragraphs would only fill its model with keys seen once.
+STRUCTURE_MAX_CHARS = 300
+#: Elements a container may be without an id or a class: alone, a bare ``div`` path
+#: names every sibling ``div`` at that depth.
+CONTAINER_TAGS = frozenset({"article", "main"})
+
+#: A run of capitalised words right after a lower-case word: a name in "Posted on 3 May
+#: by Jane Roe" or "filed under Town Council". Only after a lower-case word, so a title in
+#: Title Case ("The Best Laptops For Students") keeps its words.
+_NAMES = re.compile(r"(\b[a-z][\w'-]*\s+)[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
+_MIX = 0x9E3779B97F4A7C15  # odd 64-bit constant: mixes the path's hash into the text's
+
+
+@functools.lru_cache(maxsize=4096)
+def describe(a: Ancestor) -> str:
+    """``tag#id.class.class`` of one element, normalised (``div#post-0.entry``)."""
+    text = a.tag
+    if a.id:
+        text += "#" + a.id
+    if a.classes:
+        text += "." + ".".join(a.classes)
+    return normalise(text) if (a.id or a.classes) else text
+
+
+class Places:
+    """The paths of one page's blocks and of every element above them."""
+
+    __slots__ = ("blocks", "paths", "_memo")
+
+    def __init__(self, blocks: Sequence["Block"]) -> None:
+        self.blocks = blocks
+        self._memo: dict[int, str] = {}  # id(Ancestor) -> its element's path
+        self.paths = [self._path(b.ancestors) for b in blocks]
+
+    def _path(self, ancestors: tuple[Ancestor, ...]) -> str:
+        memo = self._memo
+        if not ancestors:
+            return ""
+        path = memo.get(id(ancestors[-1]))
+        if path is not None:
+            return path
+        i = len(ancestors) - 1
+        while i > 0 and id(ancestors[i - 1]) not in memo:
+            i -= 1
+        if i > 0:
+            path = memo[id(ancestors[i - 1])]
+        else:
+            path = "" if ancestors[0].tag == "html" else CUT
+        for a in ancestors[i:]:
+            path = f"{path}/{describe(a)}"
+            memo[id(a)] = path
+        return path
+
+    def lineage(self, index: int) -> list[str]:
+        """Paths of block ``index``'s elements, root first (its own last); none if cut."""
+        ancestors = self.blocks[index].ancestors
+        if not ancestors or ancestors[0].tag != "html":
+            return []
+        return [self._memo[id(a)] for a in ancestors]
+
+    def inside(self, index: int, container: str) -> bool | None:
+        """Whether block ``index`` is in (or is) an element at ``container``; None: cannot tell."""
+        path = self.paths[index]
+        if path.startswith(CUT):
+            return None
+        return path == container or path.startswith(container + "/")
+
+
+@functools.lru_cache(maxsize=FINGERPRINT_CACHE)
+def _folded_hash(text: str) -> int:
+    return hash_text(normalise(_NAMES.sub(r"\1<name>", text)))
+
+
+def structure_key(path: str, text: str) -> int:
+    """The structural key of a block at ``path``: its place and its text, names folded too.
+
+    0 for a block over ``STRUCTURE_MAX_CHARS`` (it has none). The path keeps a
+    folded "<name>" from matching prose elsewhere in the page.
+    """
+    if len(text) > STRUCTURE_MAX_CHARS:
+        return 0
+    return ((_path_hash(path) * _MIX) ^ _folded_hash(text)) & HASH_MASK or 1
+
+
+@functools.lru_cache(maxsize=FINGERPRINT_CACHE)
+def _path_hash(path: str) -> int:
+    return hash_text(path)
+
+
+def container(places: Places, weights: Sequence[int], *, share: float,
+              min_total: int = 1) -> str | None:
+    """The deepest place whose subtree holds ``share`` of the ``weights`` (characters per block).
+
+    Blocks of weight 0 do not count. The place must name itself (an id, a
+    class, or ``CONTAINER_TAGS``), and a block whose path was cut counts
+    against every place. None when no place qualifies or the weights sum
+    to under ``min_total``.
+    """
+    total = sum(weights)
+    if total < max(min_total, 1):
+        return None
+    held: dict[str, int] = {}
+    for i, w in enumerate(weights):
+        if w:
+            for path in places.lineage(i)[:-1]:  # the block's own element is not a container
+                held[path] = held.get(path, 0) + w
+    best = None
+    for path, chars in held.items():
+        if chars >= share * total and (best is None or len(path) > len(best)):
+            last = path.rsplit("/", 1)[-1]
+            if "#" in last or "." in last or last in CONTAINER_TAGS:
+                best = path
+    return best
