@@ -216,16 +216,30 @@ def test_classifier_votes_on_ambiguous_blocks_only_on_supervised_sites():
 
 
 def test_unsupervised_votes_only_remove_and_only_on_pages_of_the_shared_template():
-    everything_ambiguous = SiteLearner(ambiguous_margin=10.0, min_examples=5, vote_bits=0.0)
-    dec = Declutter("density", flush_every=1, learner=everything_ambiguous)
+    model = SiteModel("example.org", pages=6, containers={"/html/body/div#main": 6})
     for i in range(6):
-        result = dec.extract(article(i), f"https://example.org/{i}")
-    assert dec.model("example.org").container(0) == "/html/body/div#main"
-    assert result.site_learning.voted > 0
-    assert all(b.label == "boilerplate" for b in result.blocks if b.step == "site-ngram")
+        model.classifier.train("discard", f"{TOPICS[i]}: funded by readers like you, share this")
+        model.classifier.train("keep", article(i).split("<p>")[2].split("</p>")[0])
+
+    def labelled(html: str) -> Page:
+        promo = '<div class="promo"><p>housing: funded by readers like you, share it</p></div>'
+        page = Page.from_html(html.replace("<footer>", promo + "<footer>"), "https://example.org/9")
+        for b in page.blocks:
+            b.set_label("content", 0.55, "some-step")  # every block kept, none with confidence
+        return page
+
+    learner = SiteLearner(min_examples=5, vote_bits=0.0)
+    page = labelled(article(9))
+    lesson = learner.apply(page, model)
+    voted = [b for b in page.blocks if b.step == "site-ngram"]
+    assert lesson.voted == len(voted) > 0 and all(not b.is_content for b in voted)
+    assert any(b.text.startswith("housing: funded") for b in voted)
+    assert all(b.is_content for b in page.blocks if b.text.startswith("Paragraph"))
     # A page without the site's container is not of its shared template: no votes there.
-    other = dec.extract(article(8).replace('id="main"', 'id="other"'), "https://example.org/8")
-    assert other.site_learning.voted == 0 and other.site_learning.settled == 0
+    other = labelled(article(9).replace('id="main"', 'id="other"'))
+    assert learner.apply(other, model).voted == 0
+    assert SiteLearner(min_examples=5, vote_bits=0.0,
+                       vote_on_shared_template=False).apply(labelled(article(9)), model).voted == 0
 
 
 def test_spec_cells_and_list_items_shared_by_pages_are_not_template():
@@ -318,7 +332,9 @@ def test_declutter_reports_what_the_site_step_decided():
     results = [dec.extract(article(i), f"https://example.org/{i}") for i in range(4)]
     assert results[0].site_learning == SiteDecisions(0, 0, 0, False)  # a new site: nothing yet
     assert results[1].site_learning == SiteDecisions(1, 0, 0, False)  # under MIN_PAGES: no template
-    assert results[3].site_learning == SiteDecisions(3, 3, 0, False)  # two links and the footer
+    # two links and the footer; the title, left out by density, is in the site's container
+    assert results[3].site_learning == SiteDecisions(3, 3, 0, False, settled=1)
+    assert results[3].blocks[2].step == "site-container" and results[3].blocks[2].is_content
     assert extract(article(4), "https://example.org/4").site_learning is None
 
 

@@ -34,8 +34,8 @@ What trains the classifier: supervised blocks, template blocks (discard),
 and blocks the generic steps decided with confidence (score at least
 ``confident_margin`` past the cut, on the side of their label). Everything is
 decided from the model as it was *before* the page, then the page is learned.
-The page's container (what its site learns) is the place that holds
-``CONTAINER_SHARE`` of the characters the generic steps kept with confidence.
+A page teaches its site every place that holds ``CONTAINER_SHARE`` of the
+characters the generic steps kept with confidence.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..blocks import BOILERPLATE, CONTENT, Block, SiteReason
 from .model import MIN_PAGES, TEMPLATE_SHARE, SiteModel, fingerprint
-from .places import Places, container, structure_key
+from .places import Places, containers, structure_key
 from .ngram import DISCARD, KEEP, prepare
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ STRUCTURAL = True
 USE_CONTAINER = True
 #: Whether it also turns ambiguous blocks left out inside it into content: +0.0014 mean
 #: F1 on sites-dev's re-crawl, +0.0004 on wcxb-dev's multi-page sites (docs/results.md).
-CONTAINER_TO_CONTENT = True
+CONTAINER_TO_CONTENT = False
 #: Whether the classifier votes on unsupervised sites whose pages share a template: the
 #: container on ``SHARED_TEMPLATE_SHARE`` of the site's pages, on a page that uses it, and
 #: only content to boilerplate. Everywhere it cost wcxb-dev's mixed sites (ifixit -0.28 F1
@@ -113,6 +113,9 @@ DUPLICATE_BLOCKS = 3
 CONTAINER_SHARE = 0.8
 #: A page teaches no container with fewer confident content characters than this.
 CONTAINER_MIN_CHARS = 400
+#: Pages a container must have been learned from before it settles anything: learned
+#: from two of ikea.com's pages, it cost a third page 0.18 F1 in wcxb-dev's first pass.
+CONTAINER_MIN_PAGES = 5
 #: The container settles a page's blocks only when it holds this share of the page's content.
 CONTAINER_PAGE_SHARE = 0.5
 
@@ -144,8 +147,8 @@ class PageLesson:
     structures: list[int] = field(default_factory=list)
     #: (text, path) of each block: read for the example of a key that becomes template.
     samples: list[tuple[str, str]] = field(default_factory=list)
-    #: The place that held the page's confident content (None: too little of it).
-    container: str | None = None
+    #: The places that held the page's confident content (none: too little of it).
+    containers: list[str] = field(default_factory=list)
     examples: list[tuple[str, str]] = field(default_factory=list)
     template: int = 0
     #: Blocks the content container relabelled.
@@ -202,7 +205,7 @@ class SiteLearner:
                             [structure_key(path, b.text) for path, b in zip(places.paths, blocks)]
                             if self.structural else [],
                             list(zip([b.text for b in blocks], places.paths)))
-        lesson.container = container(places, [
+        lesson.containers = containers(places, [
             b.text_chars if b.is_content and self.confidence(b) >= self.confident_margin else 0
             for b in blocks], share=CONTAINER_SHARE, min_total=CONTAINER_MIN_CHARS)
         budget = {KEEP: MAX_TRAIN_CHARS, DISCARD: MAX_TRAIN_CHARS}
@@ -243,7 +246,7 @@ class SiteLearner:
         clf = model.classifier
         voting = self.vote and clf.ready(self.min_examples)
         everywhere = voting and (model.supervised > 0 or not self.vote_needs_supervision)
-        place = model.container(threshold) if self.use_container else None
+        place = model.container(max(threshold, CONTAINER_MIN_PAGES)) if self.use_container else None
         where = self._container_sides(places, place) if place else None
         settled_by = SiteReason(CONTAINER_STEP, model.containers.get(place, 0) if place else 0,
                                 model.pages)
@@ -264,7 +267,7 @@ class SiteLearner:
             if conf < self.ambiguous_margin and side and self._settle(b, side, settled_by):
                 lesson.settled += 1
                 continue
-            can_vote = everywhere or (shared and b.is_content)
+            can_vote = everywhere or (shared and b.is_content and not b.is_heading)
             if can_vote and conf < self.ambiguous_margin and (b.is_content or self.vote_to_content):
                 verdict = clf.classify(b.text)
                 if abs(verdict.log_odds) >= self.vote_bits * len(b.text) and (
@@ -330,7 +333,7 @@ class SiteLearner:
             return
         batch = prepare(lesson.examples, models[0].classifier.order)
         for model in models:
-            model.observe(lesson.fingerprints, url, lesson.structures, lesson.container,
+            model.observe(lesson.fingerprints, url, lesson.structures, lesson.containers,
                           lesson.samples)
             model.supervised += lesson.supervised
             model.classifier.add_prepared(batch)

@@ -7,7 +7,7 @@ seen on at least ``TEMPLATE_SHARE`` of the site's pages, once the site has
 ``MIN_PAGES`` pages, is part of the template: boilerplate. So is a
 *structural key* (``places.structure_key``: the block's tag/id/class path and
 its text with names folded too) on that share of pages. The *container* counts,
-per place (``places.container``), the pages whose confident content it held.
+per place (``places.containers``), the pages whose confident content it held.
 
 Memory is bounded per site, whatever the crawl's length:
 
@@ -56,7 +56,7 @@ DECAY_AT = 512
 MAX_EXAMPLES = 128
 EXAMPLE_CHARS = 200
 #: Container places kept per site (the most frequent).
-MAX_CONTAINERS = 32
+MAX_CONTAINERS = 64
 #: URL hashes remembered per site, so a re-crawled page is not counted twice.
 MAX_URLS = 4096
 #: zlib level of ``to_bytes``. The n-gram arrays (base64 of hashed keys) hardly compress:
@@ -141,7 +141,7 @@ class SiteModel:
     fingerprints: dict[int, int] = field(default_factory=dict)
     #: Structural keys (``places.structure_key``) and the pages each was seen on.
     structures: dict[int, int] = field(default_factory=dict)
-    #: Container place (``places.container``) -> pages whose confident content it held.
+    #: Place (``places.containers``) -> pages whose confident content it held.
     containers: dict[str, int] = field(default_factory=dict)
     urls: dict[int, None] = field(default_factory=dict)  # an ordered set, oldest first
     #: Structural key -> "text @ path" of one block it was seen on (``sites show``).
@@ -158,25 +158,27 @@ class SiteModel:
         return max(MIN_TEMPLATE_PAGES, share * self.pages)
 
     def container(self, threshold: float) -> str | None:
-        """The site's content container: the place on the most pages, if on ``threshold``."""
-        if not self.containers:
-            return None
-        place, n = max(self.containers.items(), key=lambda item: (item[1], len(item[0])))
-        return place if n >= threshold else None
+        """The site's content container: the deepest place on ``threshold`` pages, if any.
+
+        The places a page counts are nested (each holds most of its content),
+        so the deepest one most pages count is the container they share.
+        """
+        common = [place for place, n in self.containers.items() if n >= threshold]
+        return max(common, key=len) if common else None
 
     # -- learning -------------------------------------------------------------
     def seen_url(self, url: str | None) -> bool:
         return bool(url) and url_hash(url) in self.urls
 
     def observe(self, fingerprints: Sequence[int], url: str | None = None,
-                structures: Sequence[int] = (), container: str | None = None,
+                structures: Sequence[int] = (), containers: Sequence[str] = (),
                 samples: Sequence[tuple[str, str]] = ()) -> None:
         """Count one page: each distinct fingerprint and structural key once, the page once.
 
         ``structures`` are the blocks' structural keys (0: none), ``samples``
         their (text, path), read only for a key that reaches
         ``MIN_TEMPLATE_PAGES`` pages now: its example for ``sites show``.
-        ``container`` is the place that held the page's confident content.
+        ``containers`` are the places that held the page's confident content.
         """
         self.pages += 1
         for fp in set(fingerprints):
@@ -191,8 +193,8 @@ class SiteModel:
                     and len(self.examples) < MAX_EXAMPLES:
                 text, path = samples[i]
                 self.examples[key] = f"{text[:EXAMPLE_CHARS // 2]} @ {path[-EXAMPLE_CHARS // 2:]}"
-        if container:
-            self.containers[container] = self.containers.get(container, 0) + 1
+        for place in containers:
+            self.containers[place] = self.containers.get(place, 0) + 1
         if url:
             self.urls[url_hash(url)] = None
         self.bound()

@@ -10,8 +10,10 @@ Two rules read places:
   most of a site's pages, whose text is the same there once dates, numbers,
   URLs and names are folded ("Posted on 3 May by Jane Roe", an archive's
   capture banner, a comment counter), is chrome;
-* the content container (``container``): the place whose subtree holds the
-  text the generic steps were sure of, on most of a site's pages.
+* the content container (``containers``): the places whose subtree holds
+  the text the generic steps were sure of; the site's is the deepest such
+  place on most of its pages (a page's deepest is often its own
+  ``section#classes``, one level below the site's ``div.body``).
 
 Ancestors are shared between the blocks under one element (``segment``
 builds each lineage once), so a page's paths are built once per element, by
@@ -123,27 +125,25 @@ def _path_hash(path: str) -> int:
     return hash_text(path)
 
 
-def container(places: Places, weights: Sequence[int], *, share: float,
-              min_total: int = 1) -> str | None:
-    """The deepest place whose subtree holds ``share`` of the ``weights`` (characters per block).
+def containers(places: Places, weights: Sequence[int], *, share: float,
+               min_total: int = 1) -> list[str]:
+    """The places whose subtree holds ``share`` of the ``weights`` (characters per block).
 
-    Blocks of weight 0 do not count. The place must name itself (an id, a
+    Blocks of weight 0 do not count. A place must name itself (an id, a
     class, or ``CONTAINER_TAGS``), and a block whose path was cut counts
-    against every place. None when no place qualifies or the weights sum
-    to under ``min_total``.
+    against every place. None when the weights sum to under ``min_total``.
     """
     total = sum(weights)
     if total < max(min_total, 1):
-        return None
+        return []
     held: dict[str, int] = {}
     for i, w in enumerate(weights):
         if w:
             for path in places.lineage(i)[:-1]:  # the block's own element is not a container
                 held[path] = held.get(path, 0) + w
-    best = None
+    out = []
     for path, chars in held.items():
-        if chars >= share * total and (best is None or len(path) > len(best)):
-            last = path.rsplit("/", 1)[-1]
-            if "#" in last or "." in last or last in CONTAINER_TAGS:
-                best = path
-    return best
+        last = path.rsplit("/", 1)[-1]
+        if chars >= share * total and ("#" in last or "." in last or last in CONTAINER_TAGS):
+            out.append(path)
+    return out
