@@ -332,9 +332,7 @@ def test_declutter_reports_what_the_site_step_decided():
     results = [dec.extract(article(i), f"https://example.org/{i}") for i in range(4)]
     assert results[0].site_learning == SiteDecisions(0, 0, 0, False)  # a new site: nothing yet
     assert results[1].site_learning == SiteDecisions(1, 0, 0, False)  # under MIN_PAGES: no template
-    # two links and the footer; the title, left out by density, is in the site's container
-    assert results[3].site_learning == SiteDecisions(3, 3, 0, False, settled=1)
-    assert results[3].blocks[2].step == "site-container" and results[3].blocks[2].is_content
+    assert results[3].site_learning == SiteDecisions(3, 3, 0, False)  # two links and the footer
     assert extract(article(4), "https://example.org/4").site_learning is None
 
 
