@@ -228,7 +228,7 @@ def test_unsupervised_votes_only_remove_and_only_on_pages_of_the_shared_template
             b.set_label("content", 0.55, "some-step")  # every block kept, none with confidence
         return page
 
-    learner = SiteLearner(min_examples=5, vote_bits=0.0)
+    learner = SiteLearner(min_examples=5, vote_bits=0.0, vote_on_shared_template=True)
     page = labelled(article(9))
     lesson = learner.apply(page, model)
     voted = [b for b in page.blocks if b.step == "site-ngram"]

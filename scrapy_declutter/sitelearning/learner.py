@@ -79,8 +79,10 @@ CONTAINER_TO_CONTENT = False
 #: Whether the classifier votes on unsupervised sites whose pages share a template: the
 #: container on ``SHARED_TEMPLATE_SHARE`` of the site's pages, on a page that uses it, and
 #: only content to boilerplate. Everywhere it cost wcxb-dev's mixed sites (ifixit -0.28 F1
-#: on one page); so guarded, it cut sites-dev's boilerplate share and moved no wcxb-dev mean.
-VOTE_ON_SHARED_TEMPLATE = True
+#: on one page); so guarded it moved no wcxb-dev mean and cut sites-dev's boilerplate
+#: share by 0.0004 only, for some 4.5 ms a page while a site learns (its index is rebuilt
+#: after each page): off by default, over issue 15's CPU budget for that gain.
+VOTE_ON_SHARED_TEMPLATE = False
 SHARED_TEMPLATE_SHARE = 0.8
 #: The template never takes more than this share of a page's content characters. A page
 #: that would lose more is a near-copy of pages already seen, or one whose content is text

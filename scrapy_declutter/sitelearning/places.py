@@ -49,15 +49,16 @@ _NAMES = re.compile(r"(\b[a-z][\w'-]*\s+)[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
 _MIX = 0x9E3779B97F4A7C15  # odd 64-bit constant: mixes the path's hash into the text's
 
 
-@functools.lru_cache(maxsize=4096)
 def describe(a: Ancestor) -> str:
     """``tag#id.class.class`` of one element, normalised (``div#post-0.entry``)."""
-    text = a.tag
-    if a.id:
-        text += "#" + a.id
-    if a.classes:
-        text += "." + ".".join(a.classes)
-    return normalise(text) if (a.id or a.classes) else text
+    if not a.id and not a.classes:  # most blocks' own element (p, li, td): no lookup
+        return a.tag
+    return _named(a.tag, a.id, a.classes)
+
+
+@functools.lru_cache(maxsize=4096)
+def _named(tag: str, ident: str, classes: tuple[str, ...]) -> str:
+    return normalise(f"{tag}#{ident}.{'.'.join(classes)}".replace("#.", ".").rstrip("#."))
 
 
 class Places:
@@ -77,6 +78,11 @@ class Places:
         path = memo.get(id(ancestors[-1]))
         if path is not None:
             return path
+        if len(ancestors) > 1:  # the usual case: the parent's path is known
+            parent = memo.get(id(ancestors[-2]))
+            if parent is not None:
+                path = memo[id(ancestors[-1])] = f"{parent}/{describe(ancestors[-1])}"
+                return path
         i = len(ancestors) - 1
         while i > 0 and id(ancestors[i - 1]) not in memo:
             i -= 1
