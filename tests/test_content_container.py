@@ -59,3 +59,36 @@ def test_unsure_blocks_inside_the_container_become_content_when_asked():
         assert b.text not in plain_text[key]  # what the generic steps had left out
     assert not any(b.step == CONTAINER_STEP for r in plain for b in r.result.blocks
                    if b.is_content)  # off by default: nothing inside was turned content
+
+
+def page_with_rail(i: int) -> str:
+    """A news page: the article in div#page > div#main, a byline box beside it, a rail outside."""
+    return f"""<html><body><div id="page"><div class="byline"><p>By the desk, story {i}</p></div>
+<div id="main"><p>Paragraph one of story {i}, long enough to be the page's text.</p>
+<p>Paragraph two of story {i}, with the rest of what happened.</p></div></div>
+<div id="rail"><p>Most read today: story {i + 1} and story {i + 2}</p></div></body></html>"""
+
+
+def unsure(html: str, score: float = 0.55) -> Page:
+    page = Page.from_html(html, "https://news.example/9")
+    for b in page.blocks:
+        b.set_label("content", score, "some-step")  # kept, within 0.15 of the cut
+    return page
+
+
+def test_unsure_kept_blocks_far_outside_the_container_become_boilerplate():
+    model = SiteModel("news.example", pages=6, containers={"/html/body/div#page/div#main": 6})
+    page = unsure(page_with_rail(9))
+    lesson = SiteLearner().apply(page, model)
+    by_text = {b.text.split(",")[0].split(":")[0]: b for b in page.blocks}
+    rail = by_text["Most read today"]
+    assert not rail.is_content and rail.step == CONTAINER_STEP and lesson.settled == 1
+    assert rail.site_reason is not None and rail.site_reason.pages == 6
+    # beside the container (in its parent): left to the template and the generic steps
+    assert by_text["By the desk"].is_content and by_text["By the desk"].step == "some-step"
+    assert all(b.is_content for b in page.blocks if b.text.startswith("Paragraph"))
+    # a confident block, a container seen on too few pages, or the option off: nothing moves
+    assert SiteLearner().apply(unsure(page_with_rail(9), 0.95), model).settled == 0
+    young = SiteModel("news.example", pages=4, containers={"/html/body/div#page/div#main": 4})
+    assert SiteLearner().apply(unsure(page_with_rail(9)), young).settled == 0
+    assert SiteLearner(use_container=False).apply(unsure(page_with_rail(9)), model).settled == 0
