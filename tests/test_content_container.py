@@ -40,7 +40,7 @@ def test_the_site_container_is_the_deepest_place_the_pages_share():
 def test_a_page_teaches_the_nested_places_that_hold_its_confident_content():
     page = Page.from_html(PAGES[3][1], PAGES[3][0])
     places = Places(page.blocks)
-    weights = [len(b.text) if b.tag == "p" and "body" in places.paths[i] else 0
+    weights = [len(b.text) if b.tag == "p" and "body" in places.path(i) else 0
                for i, b in enumerate(page.blocks)]
     found = containers(places, weights, share=0.8)
     assert BODY in found and "/html/body" not in found  # bare <body> names nothing

@@ -80,10 +80,10 @@ def test_structural_key_needs_the_same_place_and_the_same_folded_text():
     byline = "Posted on 3 May 2011 by Jane Roe"
     assert structure_key("div/p", byline) == structure_key("div/p", "Posted on 9 June 2014 by Tom Hart")
     assert structure_key("div/p", byline) != structure_key("footer/p", byline)
-    assert structure_key("div/p", "the council voted") != structure_key("div/p", "residents spoke")
+    # A text that names nobody has no structural key: its fingerprint says as much.
+    assert structure_key("div/p", "the council voted") == 0
     # A Title Case headline keeps its words: only names after a lower-case word fold.
-    assert structure_key("h1", "The Best Laptops For Students") != \
-        structure_key("h1", "The Worst Phones Of Summer")
+    assert structure_key("h1", "The Best Laptops For Students") == 0
     assert structure_key("div/p", "x" * 400) == 0  # long blocks have no structural key
 
 

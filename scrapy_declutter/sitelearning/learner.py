@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..blocks import BOILERPLATE, CONTENT, Block, SiteReason
 from .model import MIN_PAGES, TEMPLATE_SHARE, SiteModel, fingerprint
-from .places import Places, containers, structure_key
+from .places import Places, containers, folded_hash, structure_key
 from .ngram import DISCARD, KEEP, prepare
 
 if TYPE_CHECKING:
@@ -71,6 +71,9 @@ VOTE_TO_CONTENT = True
 VOTE_NEEDS_SUPERVISION = True
 #: Whether structural keys make template (see ``places``).
 STRUCTURAL = True
+#: Blocks with this link density or more get no structural key: menus and link lists,
+#: half the blocks of a shop's page, are the generic steps' and the text template's.
+STRUCTURE_MAX_LINKS = 0.5
 #: Whether the learned content container settles ambiguous blocks (rule 3).
 USE_CONTAINER = True
 #: Whether it also turns ambiguous blocks left out inside it into content: +0.0014 mean
@@ -147,8 +150,8 @@ class PageLesson:
     fingerprints: list[int]
     #: Structural keys (``places.structure_key``, 0: none) of the blocks, in order.
     structures: list[int] = field(default_factory=list)
-    #: (text, path) of each block: read for the example of a key that becomes template.
-    samples: list[tuple[str, str]] = field(default_factory=list)
+    #: Structural key -> (text, path) of its block: the example of a key that becomes template.
+    samples: dict[int, tuple[str, str]] = field(default_factory=dict)
     #: The places that held the page's confident content (none: too little of it).
     containers: list[str] = field(default_factory=list)
     examples: list[tuple[str, str]] = field(default_factory=list)
@@ -203,10 +206,15 @@ class SiteLearner:
         """Relabel the page's blocks with what the site taught; return the page's lesson."""
         blocks = page.blocks
         places = Places(blocks)
-        lesson = PageLesson([fingerprint(b.text) for b in blocks],
-                            [structure_key(path, b.text) for path, b in zip(places.paths, blocks)]
-                            if self.structural else [],
-                            list(zip([b.text for b in blocks], places.paths)))
+        lesson = PageLesson([fingerprint(b.text) for b in blocks])
+        if self.structural:
+            lesson.structures = [0] * len(blocks)
+            for i, b in enumerate(blocks):
+                # a line of words (a byline, a banner), not a menu: the generic steps see those
+                if b.link_density < STRUCTURE_MAX_LINKS and b.words >= 3 and folded_hash(b.text):
+                    path = places.path(i)
+                    key = lesson.structures[i] = structure_key(path, b.text)
+                    lesson.samples[key] = (b.text, path)
         lesson.containers = containers(places, [
             b.text_chars if b.is_content and self.confidence(b) >= self.confident_margin else 0
             for b in blocks], share=CONTAINER_SHARE, min_total=CONTAINER_MIN_CHARS)
@@ -287,7 +295,7 @@ class SiteLearner:
         """Each block's side of the container at ``place`` (``INSIDE``, ``OUTSIDE``, None:
         near it or cannot tell), or None when the page does not use it."""
         parent = place.rsplit("/", 1)[0]
-        inside = [places.inside(i, place) for i in range(len(places.paths))]
+        inside = [places.inside(i, place) for i in range(len(places.blocks))]
         blocks = places.blocks
         content = sum(b.text_chars for b in blocks if b.is_content)
         held = sum(b.text_chars for b, into in zip(blocks, inside) if into and b.is_content)

@@ -32,7 +32,7 @@ import json
 import re
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..errors import ModelFormatError, ModelVersionError
 from .ngram import FORMAT_VERSION as NGRAM_FORMAT_VERSION
@@ -172,11 +172,11 @@ class SiteModel:
 
     def observe(self, fingerprints: Sequence[int], url: str | None = None,
                 structures: Sequence[int] = (), containers: Sequence[str] = (),
-                samples: Sequence[tuple[str, str]] = ()) -> None:
+                samples: Mapping[int, tuple[str, str]] | None = None) -> None:
         """Count one page: each distinct fingerprint and structural key once, the page once.
 
         ``structures`` are the blocks' structural keys (0: none), ``samples``
-        their (text, path), read only for a key that reaches
+        a (text, path) per key, read only for a key that reaches
         ``MIN_TEMPLATE_PAGES`` pages now: its example for ``sites show``.
         ``containers`` are the places that held the page's confident content.
         """
@@ -184,14 +184,14 @@ class SiteModel:
         for fp in set(fingerprints):
             self.fingerprints[fp] = self.fingerprints.get(fp, 0) + 1
         counts, seen = self.structures, {0}
-        for i, key in enumerate(structures):
+        for key in structures:
             if key in seen:
                 continue
             seen.add(key)
             n = counts[key] = counts.get(key, 0) + 1
-            if n == MIN_TEMPLATE_PAGES and key not in self.examples and i < len(samples) \
-                    and len(self.examples) < MAX_EXAMPLES:
-                text, path = samples[i]
+            if n == MIN_TEMPLATE_PAGES and samples and key in samples \
+                    and key not in self.examples and len(self.examples) < MAX_EXAMPLES:
+                text, path = samples[key]
                 self.examples[key] = f"{text[:EXAMPLE_CHARS // 2]} @ {path[-EXAMPLE_CHARS // 2:]}"
         for place in containers:
             self.containers[place] = self.containers.get(place, 0) + 1

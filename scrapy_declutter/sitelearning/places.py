@@ -17,7 +17,10 @@ Two rules read places:
 
 Ancestors are shared between the blocks under one element (``segment``
 builds each lineage once), so a page's paths are built once per element, by
-identity, and cost a dict lookup per block.
+identity, and only for the blocks a rule asks about: a block whose text
+names nobody has no structural key (its fingerprint already says all a
+structural key would), and sides of a container are asked only on sites that
+have one.
 """
 
 from __future__ import annotations
@@ -64,20 +67,32 @@ def _named(tag: str, ident: str, classes: tuple[str, ...]) -> str:
 class Places:
     """The paths of one page's blocks and of every element above them."""
 
-    __slots__ = ("blocks", "paths", "_memo")
+    __slots__ = ("blocks", "_memo")
 
     def __init__(self, blocks: Sequence["Block"]) -> None:
         self.blocks = blocks
         self._memo: dict[int, str] = {}  # id(Ancestor) -> its element's path
-        self.paths = [self._path(b.ancestors) for b in blocks]
+
+    def path(self, index: int) -> str:
+        """Block ``index``'s path (its own element last); starts with ``CUT`` if cut."""
+        return self._path(self.blocks[index].ancestors)
 
     def _path(self, ancestors: tuple[Ancestor, ...]) -> str:
+        """The path of the element ``ancestors`` ends with; memoised only for whole lineages.
+
+        A memoised element has every element above it memoised too, so a walk
+        up stops at the nearest known one. A lineage cut at the root side is
+        ``CUT`` and its last element, never memoised (its elements' paths
+        would start at a different depth for each block below them).
+        """
         memo = self._memo
         if not ancestors:
             return ""
         path = memo.get(id(ancestors[-1]))
         if path is not None:
             return path
+        if ancestors[0].tag != "html":
+            return f"{CUT}/{describe(ancestors[-1])}"
         if len(ancestors) > 1:  # the usual case: the parent's path is known
             parent = memo.get(id(ancestors[-2]))
             if parent is not None:
@@ -86,10 +101,7 @@ class Places:
         i = len(ancestors) - 1
         while i > 0 and id(ancestors[i - 1]) not in memo:
             i -= 1
-        if i > 0:
-            path = memo[id(ancestors[i - 1])]
-        else:
-            path = "" if ancestors[0].tag == "html" else CUT
+        path = memo[id(ancestors[i - 1])] if i > 0 else ""
         for a in ancestors[i:]:
             path = f"{path}/{describe(a)}"
             memo[id(a)] = path
@@ -100,30 +112,40 @@ class Places:
         ancestors = self.blocks[index].ancestors
         if not ancestors or ancestors[0].tag != "html":
             return []
+        self.path(index)
         return [self._memo[id(a)] for a in ancestors]
 
     def inside(self, index: int, container: str) -> bool | None:
         """Whether block ``index`` is in (or is) an element at ``container``; None: cannot tell."""
-        path = self.paths[index]
+        path = self.path(index)
         if path.startswith(CUT):
             return None
         return path == container or path.startswith(container + "/")
 
 
 @functools.lru_cache(maxsize=FINGERPRINT_CACHE)
-def _folded_hash(text: str) -> int:
+def folded_hash(text: str) -> int:
+    """Hash of the text with names folded too; 0 when it names nobody or is too long.
+
+    Such a text has a fingerprint that says the same, and a structural key
+    (the fingerprint at one place) could only be stricter than it.
+    """
+    # no capital after the first letter, no name: most texts stop at this test, in C
+    if len(text) > STRUCTURE_MAX_CHARS or text[1:].islower() or not _NAMES.search(text):
+        return 0
     return hash_text(normalise(_NAMES.sub(r"\1<name>", text)))
 
 
 def structure_key(path: str, text: str) -> int:
     """The structural key of a block at ``path``: its place and its text, names folded too.
 
-    0 for a block over ``STRUCTURE_MAX_CHARS`` (it has none). The path keeps a
-    folded "<name>" from matching prose elsewhere in the page.
+    0 (none) for a text ``folded_hash`` gives none. The path keeps a folded
+    "<name>" from matching prose elsewhere in the page.
     """
-    if len(text) > STRUCTURE_MAX_CHARS:
+    folded = folded_hash(text)
+    if not folded:
         return 0
-    return ((_path_hash(path) * _MIX) ^ _folded_hash(text)) & HASH_MASK or 1
+    return ((_path_hash(path) * _MIX) ^ folded) & HASH_MASK or 1
 
 
 @functools.lru_cache(maxsize=FINGERPRINT_CACHE)
