@@ -83,7 +83,7 @@ CONTAINER_TO_CONTENT = False
 #: container on ``SHARED_TEMPLATE_SHARE`` of the site's pages, on a page that uses it, and
 #: only content to boilerplate. Everywhere it cost wcxb-dev's mixed sites (ifixit -0.28 F1
 #: on one page); so guarded it moved no wcxb-dev mean and cut sites-dev's boilerplate
-#: share by 0.0004 only, for some 4.5 ms a page while a site learns (its index is rebuilt
+#: share by 0.0004 only, for some 3 ms a page while a site learns (its index is rebuilt
 #: after each page): off by default, over issue 15's CPU budget for that gain.
 VOTE_ON_SHARED_TEMPLATE = False
 SHARED_TEMPLATE_SHARE = 0.8
