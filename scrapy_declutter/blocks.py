@@ -63,9 +63,10 @@ class SiteReason:
 
     A typed field rather than a note in a dict, so the inspect report and a
     caller read the same thing. ``rule`` is the deciding step's name
-    (``site-template``, ``site-ngram``, ``site-supervised``); ``pages`` is on
-    how many of the site's ``of_pages`` pages the block's text was seen (the
-    template's evidence); ``bits`` is the n-gram classifier's log-odds, keep
+    (``site-template``, ``site-container``, ``site-ngram``, ``site-supervised``);
+    ``pages`` is on how many of the site's ``of_pages`` pages the block's text
+    (or its place and folded text) was seen, the template's evidence, or the
+    container held the confident content, the container's; ``bits`` is the n-gram classifier's log-odds, keep
     over discard (its evidence).
     """
 
@@ -78,6 +79,9 @@ class SiteReason:
         """One line for reports: what was seen, or what the classifier said."""
         if self.rule.endswith("template"):
             return f"{self.rule}: text seen on {self.pages} of the site's {self.of_pages} pages"
+        if self.rule.endswith("container"):
+            return (f"{self.rule}: an unsure block settled by the site's content container "
+                    f"(seen on {self.pages} of the site's {self.of_pages} pages)")
         if self.rule.endswith("ngram"):
             return f"{self.rule}: the site's n-gram classifier, {self.bits:+.1f} bits keep over discard"
         return f"{self.rule}: labelled by the user's selector or markers"

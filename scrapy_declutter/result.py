@@ -44,6 +44,8 @@ class SiteDecisions:
     voted: int
     #: Whether the user's content selector or markers labelled the page.
     supervised: bool
+    #: Ambiguous blocks the site's content container relabelled.
+    settled: int = 0
 
 
 @dataclass

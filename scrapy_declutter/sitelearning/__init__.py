@@ -1,7 +1,9 @@
 """Site learning: what each site teaches while it is crawled, and where it is kept.
 
 * ``ngram`` — character n-gram LMs (Witten–Bell) and the keep/discard classifier;
-* ``model`` — a site's model: block fingerprints, pages seen, the classifier;
+* ``model`` — a site's model: block fingerprints, structural keys, content
+  containers, pages seen, the classifier;
+* ``places`` — a block's place in its page: paths, structural keys, containers;
 * ``learner`` — how a model labels a page and what the page teaches it;
 * ``step`` — ``SiteStep``, which applies those rules as the last step of a chain
   (and, as the part ``ngram``, seed 000's n-gram filter);

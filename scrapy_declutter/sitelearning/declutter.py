@@ -145,7 +145,7 @@ class Declutter:
             return result_of(page, self.extractor)
         # Before learning: what the model was when it labelled the page.
         decisions = SiteDecisions(state.model.pages, lesson.template, lesson.voted,
-                                  lesson.supervised)
+                                  lesson.supervised, lesson.settled)
         result = result_of(page, self.extractor, site_learning=decisions)
         if self.learn and not state.model.seen_url(page.url):
             self.learner.learn(state.learners, lesson, page.url)
@@ -274,7 +274,7 @@ class Declutter:
             self.site_step.process(page)
             lesson = page.get(SITE_LESSON)
             decisions = SiteDecisions(state.model.pages, lesson.template, lesson.voted,
-                                      lesson.supervised)
+                                      lesson.supervised, lesson.settled)
             released.append(Released(h.key, h.result(self.extractor, decisions)))
         self._say_what_was_learned(site, state.model, released)
         return released
@@ -283,13 +283,16 @@ class Declutter:
         """One INFO line when a site's warm-up ends: what its model now holds and did."""
         threshold = model.template_threshold(share=self.learner.template_share,
                                              min_pages=self.learner.min_pages)
-        template = sum(n >= threshold for n in model.fingerprints.values())
+        template = sum(n >= threshold for counts in (model.fingerprints, model.structures)
+                       for n in counts.values())
         decided = [r.result.site_learning for r in released if r.result.site_learning]
         self.log.info(
             "site %s: warm-up done on %d pages; the model (%d pages) has %d template blocks, "
-            "which labelled %d blocks boilerplate on these pages; %d blocks relabelled by its "
-            "n-gram classifier", site, len(released), model.pages, template,
-            sum(d.template for d in decided), sum(d.voted for d in decided))
+            "which labelled %d blocks boilerplate on these pages; content container %s, which "
+            "settled %d unsure blocks; %d blocks relabelled by its n-gram classifier",
+            site, len(released), model.pages, template, sum(d.template for d in decided),
+            model.container(threshold) or "none", sum(d.settled for d in decided),
+            sum(d.voted for d in decided))
 
     def _learned(self, state: _SiteState) -> None:
         """After a page was learned: queue, write and evict as due."""

@@ -4,26 +4,38 @@ The rules the site step (``step.SiteStep``) applies. Labels, in order of trust:
 
 1. the user's supervision (a content selector or the seed's comment
    markers), when the page offers it: it decides every block;
-2. the template: a block whose fingerprint is on ``TEMPLATE_SHARE`` of the
-   site's pages is boilerplate, whatever the generic steps said, unless the
+2. the template: a block whose fingerprint, or whose structural key (its
+   place and its text with names folded too, ``places``), is on
+   ``TEMPLATE_SHARE`` of the site's pages is boilerplate, whatever the
+   generic steps said, unless the
    page repeats it ``MAX_REPEATS_IN_PAGE`` times (list items), it is a
    short table cell without links (a spec sheet's field names and values),
    or it is a short title the generic steps kept over content; and it takes
    no content from a near-copy, from a page it would strip of half its
    content, or from a page with under ``MIN_CONTENT_CHARS`` of content;
-3. the per-site n-gram classifier, for the blocks the generic steps left
+3. the content container (``places.container``), on a page whose generic
+   content is mostly in it: a block the generic steps kept without
+   confidence (score within ``ambiguous_margin`` of the cut) outside the
+   container's parent is boilerplate; with ``container_to_content``, an
+   ambiguous block left out inside the container is content;
+4. the per-site n-gram classifier, for the blocks the generic steps left
    ambiguous (their score within ``ambiguous_margin`` of the step's cut) once
    it has ``min_examples`` blocks of each class, with at least
    ``vote_bits`` bits of log-odds per character, and (by default) only on
    sites the user supervised: trained on self-supervised labels alone, its
    votes removed good content on wcxb-dev (code samples, product lists)
-   as often as chrome;
-4. otherwise the generic steps' label stands.
+   as often as chrome. ``vote_on_shared_template`` lets it vote on other
+   sites too, but only where their pages share a template (the container on
+   ``SHARED_TEMPLATE_SHARE`` of the site's pages, and on this page), and only
+   content to boilerplate;
+5. otherwise the generic steps' label stands.
 
 What trains the classifier: supervised blocks, template blocks (discard),
 and blocks the generic steps decided with confidence (score at least
 ``confident_margin`` past the cut, on the side of their label). Everything is
 decided from the model as it was *before* the page, then the page is learned.
+A page teaches its site every place that holds ``CONTAINER_SHARE`` of the
+characters the generic steps kept with confidence.
 """
 
 from __future__ import annotations
@@ -34,6 +46,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..blocks import BOILERPLATE, CONTENT, Block, SiteReason
 from .model import MIN_PAGES, TEMPLATE_SHARE, SiteModel, fingerprint
+from .places import Places, containers, folded_hash, structure_key
 from .ngram import DISCARD, KEEP, prepare
 
 if TYPE_CHECKING:
@@ -56,6 +69,24 @@ VOTE_BITS_PER_CHAR = 2.0
 VOTE_TO_CONTENT = True
 #: The classifier votes only on sites with user-labelled pages (see the module docstring).
 VOTE_NEEDS_SUPERVISION = True
+#: Whether structural keys make template (see ``places``).
+STRUCTURAL = True
+#: Blocks with this link density or more get no structural key: menus and link lists,
+#: half the blocks of a shop's page, are the generic steps' and the text template's.
+STRUCTURE_MAX_LINKS = 0.5
+#: Whether the learned content container settles ambiguous blocks (rule 3).
+USE_CONTAINER = True
+#: Whether it also turns ambiguous blocks left out inside it into content: +0.0014 mean
+#: F1 on sites-dev's re-crawl, +0.0004 on wcxb-dev's multi-page sites (docs/results.md).
+CONTAINER_TO_CONTENT = False
+#: Whether the classifier votes on unsupervised sites whose pages share a template: the
+#: container on ``SHARED_TEMPLATE_SHARE`` of the site's pages, on a page that uses it, and
+#: only content to boilerplate. Everywhere it cost wcxb-dev's mixed sites (ifixit -0.28 F1
+#: on one page); so guarded it moved no wcxb-dev mean and cut sites-dev's boilerplate
+#: share by 0.0004 only, for some 3 ms a page while a site learns (its index is rebuilt
+#: after each page): off by default, over issue 15's CPU budget for that gain.
+VOTE_ON_SHARED_TEMPLATE = False
+SHARED_TEMPLATE_SHARE = 0.8
 #: The template never takes more than this share of a page's content characters. A page
 #: that would lose more is a near-copy of pages already seen, or one whose content is text
 #: the site repeats (eBay item pages whose only text is the shared shipping and returns
@@ -83,7 +114,20 @@ DUPLICATE_MIN_CHARS = 100
 #: How many of a page's longest content blocks must all be known for it to be a near-copy.
 DUPLICATE_BLOCKS = 3
 
+#: A page's container holds this share of its confident content characters.
+CONTAINER_SHARE = 0.8
+#: A page teaches no container with fewer confident content characters than this.
+CONTAINER_MIN_CHARS = 400
+#: Pages a container must have been learned from before it settles anything: learned
+#: from two of ikea.com's pages, it cost a third page 0.18 F1 in wcxb-dev's first pass.
+CONTAINER_MIN_PAGES = 5
+#: The container settles a page's blocks only when it holds this share of the page's content.
+CONTAINER_PAGE_SHARE = 0.5
+
 TEMPLATE_STEP = "site-template"
+CONTAINER_STEP = "site-container"
+#: A block's side of the site's container (``SiteLearner._container_sides``).
+INSIDE, OUTSIDE = "inside", "outside"
 NGRAM_STEP = "site-ngram"
 SUPERVISED_STEP = "site-supervised"
 
@@ -104,8 +148,16 @@ class PageLesson:
     """What one page decided and what it teaches its site's model."""
 
     fingerprints: list[int]
+    #: Structural keys (``places.structure_key``, 0: none) of the blocks, in order.
+    structures: list[int] = field(default_factory=list)
+    #: Structural key -> (text, path) of its block: the example of a key that becomes template.
+    samples: dict[int, tuple[str, str]] = field(default_factory=dict)
+    #: The places that held the page's confident content (none: too little of it).
+    containers: list[str] = field(default_factory=list)
     examples: list[tuple[str, str]] = field(default_factory=list)
     template: int = 0
+    #: Blocks the content container relabelled.
+    settled: int = 0
     voted: int = 0
     supervised: bool = False
     #: A new URL whose main block the site has already counted: a near-copy, not counted again.
@@ -121,7 +173,10 @@ class SiteLearner:
                  vote: bool = True, cuts: Mapping[str, float] | None = None,
                  vote_bits: float = VOTE_BITS_PER_CHAR,
                  vote_to_content: bool = VOTE_TO_CONTENT,
-                 vote_needs_supervision: bool = VOTE_NEEDS_SUPERVISION) -> None:
+                 vote_needs_supervision: bool = VOTE_NEEDS_SUPERVISION,
+                 structural: bool = STRUCTURAL, use_container: bool = USE_CONTAINER,
+                 container_to_content: bool = CONTAINER_TO_CONTENT,
+                 vote_on_shared_template: bool = VOTE_ON_SHARED_TEMPLATE) -> None:
         self.template_share = template_share
         self.min_pages = min_pages
         self.ambiguous_margin = ambiguous_margin
@@ -132,6 +187,10 @@ class SiteLearner:
         self.vote_bits = vote_bits
         self.vote_to_content = vote_to_content
         self.vote_needs_supervision = vote_needs_supervision
+        self.structural = structural
+        self.use_container = use_container
+        self.container_to_content = container_to_content
+        self.vote_on_shared_template = vote_on_shared_template
 
     def confidence(self, block: Block) -> float:
         """How far the block's score is past its step's cut, on the side of its label.
@@ -145,7 +204,20 @@ class SiteLearner:
     def apply(self, page: "Page", model: SiteModel | None,
               supervised: list[bool] | None = None) -> PageLesson:
         """Relabel the page's blocks with what the site taught; return the page's lesson."""
-        lesson = PageLesson([fingerprint(b.text) for b in page.blocks])
+        blocks = page.blocks
+        places = Places(blocks)
+        lesson = PageLesson([fingerprint(b.text) for b in blocks])
+        if self.structural:
+            lesson.structures = [0] * len(blocks)
+            for i, b in enumerate(blocks):
+                # a line of words (a byline, a banner), not a menu: the generic steps see those
+                if b.link_density < STRUCTURE_MAX_LINKS and b.words >= 3 and folded_hash(b.text):
+                    path = places.path(i)
+                    key = lesson.structures[i] = structure_key(path, b.text)
+                    lesson.samples[key] = (b.text, path)
+        lesson.containers = containers(places, [
+            b.text_chars if b.is_content and self.confidence(b) >= self.confident_margin else 0
+            for b in blocks], share=CONTAINER_SHARE, min_total=CONTAINER_MIN_CHARS)
         budget = {KEEP: MAX_TRAIN_CHARS, DISCARD: MAX_TRAIN_CHARS}
 
         def teach(category: str, text: str) -> None:
@@ -167,31 +239,49 @@ class SiteLearner:
         in_page = Counter(lesson.fingerprints)
         # A pattern repeated within the page ("(133) reviews, 4.6 out of 5 stars" or
         # "$6.85" once digits are folded) is a list's items, not the site's template.
-        template = [model.fingerprints.get(fp, 0) >= threshold and in_page[fp] < MAX_REPEATS_IN_PAGE
-                    and not _spec_cell(b) for b, fp in zip(page.blocks, lesson.fingerprints)]
+        structures = model.structures
+        template = [(model.fingerprints.get(fp, 0) >= threshold
+                     or (key and structures.get(key, 0) >= threshold))
+                    and in_page[fp] < MAX_REPEATS_IN_PAGE and not _spec_cell(b)
+                    for b, fp, key in zip(blocks, lesson.fingerprints,
+                                          lesson.structures or [0] * len(blocks))]
         content = sum(b.text_chars for b in page.blocks if b.is_content)
         if not lesson.duplicate and self._too_much(page, template, content):
             lesson.duplicate = True
         # On a near-copy or a page with almost no content, the template takes no content.
         keep_content = lesson.duplicate or content < MIN_CONTENT_CHARS
-        blocks = page.blocks
         for i in range(len(blocks) - 1):
             if template[i] and _titles(blocks[i], blocks[i + 1], template[i + 1]):
                 template[i] = False
         clf = model.classifier
-        can_vote = self.vote and clf.ready(self.min_examples) and (
-            model.supervised > 0 or not self.vote_needs_supervision)
-        for b, fp, is_template in zip(page.blocks, lesson.fingerprints, template):
+        voting = self.vote and clf.ready(self.min_examples)
+        everywhere = voting and (model.supervised > 0 or not self.vote_needs_supervision)
+        place = model.container(max(threshold, CONTAINER_MIN_PAGES)) if self.use_container else None
+        where = self._container_sides(places, place) if place else None
+        settled_by = SiteReason(CONTAINER_STEP, model.containers.get(place, 0) if place else 0,
+                                model.pages)
+        # Unsupervised, it votes on a page that uses the container most of the site's pages share.
+        shared = (voting and not everywhere and self.vote_on_shared_template and where is not None
+                  and model.containers[place] >= SHARED_TEMPLATE_SHARE * model.pages)
+        for i, (b, fp, is_template) in enumerate(zip(blocks, lesson.fingerprints, template)):
             if is_template and not (keep_content and b.is_content):
                 b.set_label(BOILERPLATE, 0.0, TEMPLATE_STEP)
-                b.site_reason = SiteReason(TEMPLATE_STEP, model.fingerprints[fp], model.pages)
+                seen = max(model.fingerprints.get(fp, 0),
+                           model.structures.get(lesson.structures[i], 0) if lesson.structures else 0)
+                b.site_reason = SiteReason(TEMPLATE_STEP, seen, model.pages)
                 lesson.template += 1
                 teach(DISCARD, b.text)
                 continue
             conf = self.confidence(b)
+            side = where[i] if where else None
+            if conf < self.ambiguous_margin and side and self._settle(b, side, settled_by):
+                lesson.settled += 1
+                continue
+            can_vote = everywhere or (shared and b.is_content and not b.is_heading)
             if can_vote and conf < self.ambiguous_margin and (b.is_content or self.vote_to_content):
                 verdict = clf.classify(b.text)
-                if abs(verdict.log_odds) >= self.vote_bits * len(b.text):
+                if abs(verdict.log_odds) >= self.vote_bits * len(b.text) and (
+                        everywhere or verdict.category != KEEP):
                     b.set_label(CONTENT if verdict.category == KEEP else BOILERPLATE,
                                 verdict.p_keep, NGRAM_STEP)
                     b.site_reason = SiteReason(NGRAM_STEP, bits=verdict.log_odds)
@@ -199,6 +289,32 @@ class SiteLearner:
             elif conf >= self.confident_margin:
                 teach(KEEP if b.is_content else DISCARD, b.text)
         return lesson
+
+    @staticmethod
+    def _container_sides(places: Places, place: str) -> list[str | None] | None:
+        """Each block's side of the container at ``place`` (``INSIDE``, ``OUTSIDE``, None:
+        near it or cannot tell), or None when the page does not use it."""
+        parent = place.rsplit("/", 1)[0]
+        inside = [places.inside(i, place) for i in range(len(places.blocks))]
+        blocks = places.blocks
+        content = sum(b.text_chars for b in blocks if b.is_content)
+        held = sum(b.text_chars for b, into in zip(blocks, inside) if into and b.is_content)
+        if content <= 0 or held < CONTAINER_PAGE_SHARE * content:
+            return None
+        return [INSIDE if into else None if into is None or places.inside(i, parent) else OUTSIDE
+                for i, into in enumerate(inside)]
+
+    def _settle(self, b: Block, side: str, reason: SiteReason) -> bool:
+        """Rule 3 on one ambiguous block; whether it relabelled it."""
+        if side == OUTSIDE and b.is_content:
+            label = BOILERPLATE
+        elif side == INSIDE and not b.is_content and self.container_to_content:
+            label = CONTENT
+        else:
+            return False
+        b.set_label(label, float(label == CONTENT), CONTAINER_STEP)
+        b.site_reason = reason
+        return True
 
     @staticmethod
     def _near_copy(page: "Page", model: SiteModel, fingerprints: list[int]) -> bool:
@@ -227,6 +343,7 @@ class SiteLearner:
             return
         batch = prepare(lesson.examples, models[0].classifier.order)
         for model in models:
-            model.observe(lesson.fingerprints, url)
+            model.observe(lesson.fingerprints, url, lesson.structures, lesson.containers,
+                          lesson.samples)
             model.supervised += lesson.supervised
             model.classifier.add_prepared(batch)

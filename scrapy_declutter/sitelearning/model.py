@@ -1,14 +1,17 @@
-"""What is learned per site: block fingerprints, pages seen, and the n-gram classifier.
+"""What is learned per site: block fingerprints, places, pages seen, and the n-gram classifier.
 
 A fingerprint is a hash of a block's normalised text (lower-cased, digit runs
 folded to ``0``, whitespace collapsed, so "© 2024" and "Page 3 of 12" match
 their siblings on other pages). Each is counted once per page. A fingerprint
 seen on at least ``TEMPLATE_SHARE`` of the site's pages, once the site has
-``MIN_PAGES`` pages, is part of the template: boilerplate.
+``MIN_PAGES`` pages, is part of the template: boilerplate. So is a
+*structural key* (``places.structure_key``: the block's tag/id/class path and
+its text with names folded too) on that share of pages. The *container* counts,
+per place (``places.containers``), the pages whose confident content it held.
 
 Memory is bounded per site, whatever the crawl's length:
 
-* fingerprints: at most ``MAX_FINGERPRINTS`` (the most frequent, newest
+* fingerprints and structural keys: at most ``MAX_FINGERPRINTS`` each (the most frequent, newest
   first among equals, survive an eviction), and every ``DECAY_AT`` pages all
   counts and the page count are halved, so a redesign's new template reaches
   the share within about ``DECAY_AT / 2`` pages;
@@ -29,7 +32,7 @@ import json
 import re
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Mapping, Sequence
 
 from ..errors import ModelFormatError, ModelVersionError
 from .ngram import FORMAT_VERSION as NGRAM_FORMAT_VERSION
@@ -48,6 +51,12 @@ MIN_TEMPLATE_PAGES = 2
 MAX_FINGERPRINTS = 4096
 #: Halve all counts when a site reaches this many pages (exponential decay).
 DECAY_AT = 512
+#: Example texts kept per site, one per structural key that reached ``MIN_TEMPLATE_PAGES``
+#: pages, for ``sites show`` (hashes alone say nothing to a person), each cut to ``EXAMPLE_CHARS``.
+MAX_EXAMPLES = 128
+EXAMPLE_CHARS = 200
+#: Container places kept per site (the most frequent).
+MAX_CONTAINERS = 64
 #: URL hashes remembered per site, so a re-crawled page is not counted twice.
 MAX_URLS = 4096
 #: zlib level of ``to_bytes``. The n-gram arrays (base64 of hashed keys) hardly compress:
@@ -55,7 +64,9 @@ MAX_URLS = 4096
 #: level reads back the same, so models written at another level load unchanged.
 COMPRESS_LEVEL = 1
 #: Format version of ``to_bytes``; a newer one is refused on load.
-FORMAT_VERSION = 1
+#: Version 2 added ``structures``, ``examples`` and ``containers``; a version-1 model
+#: loads with none and learns them from the pages that follow.
+FORMAT_VERSION = 2
 FORMAT_NAME = "scrapy-declutter/site-model"
 
 #: Rough bytes one fingerprint or URL entry holds in memory (dict slot and int objects), and
@@ -69,7 +80,7 @@ _DIGITS = re.compile(r"\d+")
 _URLS = re.compile(r"(?:https?://|www\.)\S+")
 _MONTHS = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
                      r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b")
-_HASH_MASK = (1 << 63) - 1  # fits SQLite INTEGER and JSON exactly
+HASH_MASK = (1 << 63) - 1  # fits SQLite INTEGER and JSON exactly
 #: Fingerprints of block texts up to ``CACHED_CHARS`` long are cached (``FINGERPRINT_CACHE``
 #: of them, a few MB): a site's template blocks (menus, footers, bylines) are short and
 #: recur on each of its pages, and a page in its site's warm-up is fingerprinted twice.
@@ -90,25 +101,35 @@ def normalise(text: str) -> str:
     return " ".join(_DIGITS.sub("0", _MONTHS.sub("<month>", text)).split())
 
 
-def _hash(text: str) -> int:
+def hash_text(text: str) -> int:
+    """A 63-bit hash of a string (stable across processes, unlike ``hash``)."""
     digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-    return int.from_bytes(digest, "little") & _HASH_MASK
+    return int.from_bytes(digest, "little") & HASH_MASK
 
 
 def fingerprint(text: str) -> int:
     """The 63-bit fingerprint of a block's text."""
     if len(text) <= CACHED_CHARS:
         return _cached_fingerprint(text)
-    return _hash(normalise(text))
+    return hash_text(normalise(text))
 
 
 @functools.lru_cache(maxsize=FINGERPRINT_CACHE)
 def _cached_fingerprint(text: str) -> int:
-    return _hash(normalise(text))
+    return hash_text(normalise(text))
 
 
 def url_hash(url: str) -> int:
-    return _hash(url)
+    return hash_text(url)
+
+
+def _capped(counts: dict[int, int]) -> dict[int, int]:
+    """The ``MAX_FINGERPRINTS`` most frequent keys (newest first among equals) past 5/4 of it."""
+    if len(counts) <= MAX_FINGERPRINTS * 5 // 4:
+        return counts
+    # dicts keep insertion order: a larger rank is a newer key
+    ranked = sorted(enumerate(counts.items()), key=lambda item: (item[1][1], item[0]), reverse=True)
+    return {key: n for _, (key, n) in sorted(ranked[:MAX_FINGERPRINTS])}
 
 
 @dataclass
@@ -118,7 +139,13 @@ class SiteModel:
     site: str
     pages: int = 0
     fingerprints: dict[int, int] = field(default_factory=dict)
+    #: Structural keys (``places.structure_key``) and the pages each was seen on.
+    structures: dict[int, int] = field(default_factory=dict)
+    #: Place (``places.containers``) -> pages whose confident content it held.
+    containers: dict[str, int] = field(default_factory=dict)
     urls: dict[int, None] = field(default_factory=dict)  # an ordered set, oldest first
+    #: Structural key -> "text @ path" of one block it was seen on (``sites show``).
+    examples: dict[int, str] = field(default_factory=dict)
     classifier: NGramClassifier = field(default_factory=NGramClassifier)
     #: Pages labelled by the user (selector, markers): the classifier has true labels.
     supervised: int = 0
@@ -130,15 +157,44 @@ class SiteModel:
             return float("inf")
         return max(MIN_TEMPLATE_PAGES, share * self.pages)
 
+    def container(self, threshold: float) -> str | None:
+        """The site's content container: the deepest place on ``threshold`` pages, if any.
+
+        The places a page counts are nested (each holds most of its content),
+        so the deepest one most pages count is the container they share.
+        """
+        common = [place for place, n in self.containers.items() if n >= threshold]
+        return max(common, key=len) if common else None
+
     # -- learning -------------------------------------------------------------
     def seen_url(self, url: str | None) -> bool:
         return bool(url) and url_hash(url) in self.urls
 
-    def observe(self, fingerprints: Iterable[int], url: str | None = None) -> None:
-        """Count one page: each distinct fingerprint once, the page once, the URL remembered."""
+    def observe(self, fingerprints: Sequence[int], url: str | None = None,
+                structures: Sequence[int] = (), containers: Sequence[str] = (),
+                samples: Mapping[int, tuple[str, str]] | None = None) -> None:
+        """Count one page: each distinct fingerprint and structural key once, the page once.
+
+        ``structures`` are the blocks' structural keys (0: none), ``samples``
+        a (text, path) per key, read only for a key that reaches
+        ``MIN_TEMPLATE_PAGES`` pages now: its example for ``sites show``.
+        ``containers`` are the places that held the page's confident content.
+        """
         self.pages += 1
         for fp in set(fingerprints):
             self.fingerprints[fp] = self.fingerprints.get(fp, 0) + 1
+        counts, seen = self.structures, {0}
+        for key in structures:
+            if key in seen:
+                continue
+            seen.add(key)
+            n = counts[key] = counts.get(key, 0) + 1
+            if n == MIN_TEMPLATE_PAGES and samples and key in samples \
+                    and key not in self.examples and len(self.examples) < MAX_EXAMPLES:
+                text, path = samples[key]
+                self.examples[key] = f"{text[:EXAMPLE_CHARS // 2]} @ {path[-EXAMPLE_CHARS // 2:]}"
+        for place in containers:
+            self.containers[place] = self.containers.get(place, 0) + 1
         if url:
             self.urls[url_hash(url)] = None
         self.bound()
@@ -149,6 +205,13 @@ class SiteModel:
         self.supervised += other.supervised
         for fp, n in other.fingerprints.items():
             self.fingerprints[fp] = self.fingerprints.get(fp, 0) + n
+        for key, n in other.structures.items():
+            self.structures[key] = self.structures.get(key, 0) + n
+        for place, n in other.containers.items():
+            self.containers[place] = self.containers.get(place, 0) + n
+        for key, text in other.examples.items():
+            if len(self.examples) < MAX_EXAMPLES:
+                self.examples.setdefault(key, text)
         for h in other.urls:
             self.urls.pop(h, None)
             self.urls[h] = None
@@ -161,18 +224,21 @@ class SiteModel:
         while self.pages >= DECAY_AT:
             self.pages //= 2
             self.fingerprints = {fp: n // 2 for fp, n in self.fingerprints.items() if n >= 2}
-        if len(self.fingerprints) > MAX_FINGERPRINTS * 5 // 4:
-            # dicts keep insertion order: a larger rank is a newer fingerprint
-            ranked = sorted(enumerate(self.fingerprints.items()),
-                            key=lambda item: (item[1][1], item[0]), reverse=True)
-            keep = sorted(ranked[:MAX_FINGERPRINTS])
-            self.fingerprints = {fp: n for _, (fp, n) in keep}
+            self.structures = {k: n // 2 for k, n in self.structures.items() if n >= 2}
+            self.containers = {k: n // 2 for k, n in self.containers.items() if n >= 2}
+        self.fingerprints = _capped(self.fingerprints)
+        if len(self.structures) > MAX_FINGERPRINTS * 5 // 4:
+            self.structures = _capped(self.structures)
+            self.examples = {k: t for k, t in self.examples.items() if k in self.structures}
+        if len(self.containers) > MAX_CONTAINERS:
+            top = sorted(self.containers.items(), key=lambda item: -item[1])[:MAX_CONTAINERS]
+            self.containers = dict(top)
         while len(self.urls) > MAX_URLS:
             del self.urls[next(iter(self.urls))]
 
     def estimated_bytes(self) -> int:
         """Memory this model holds, estimated in O(1): what a cache of models is bounded by."""
-        entries = len(self.fingerprints) + len(self.urls)
+        entries = len(self.fingerprints) + len(self.structures) + len(self.urls)
         return MODEL_BYTES + ENTRY_BYTES * entries + self.classifier.estimated_bytes()
 
     def copy(self) -> "SiteModel":
@@ -186,8 +252,9 @@ class SiteModel:
         millisecond where ``copy`` serialises the whole model.
         """
         return SiteModel(site=self.site, pages=self.pages, fingerprints=dict(self.fingerprints),
-                         urls=dict(self.urls), classifier=self.classifier.snapshot(),
-                         supervised=self.supervised)
+                         structures=dict(self.structures), containers=dict(self.containers),
+                         urls=dict(self.urls), examples=dict(self.examples),
+                         classifier=self.classifier.snapshot(), supervised=self.supervised)
 
     # -- data -------------------------------------------------------------------
     def to_data(self) -> dict[str, Any]:
@@ -198,7 +265,10 @@ class SiteModel:
             "pages": self.pages,
             "supervised": self.supervised,
             "fingerprints": [[fp, n] for fp, n in self.fingerprints.items()],
+            "structures": [[k, n] for k, n in self.structures.items()],
+            "containers": [[k, n] for k, n in self.containers.items()],
             "urls": list(self.urls),
+            "examples": [[k, t] for k, t in self.examples.items()],
             "classifier": self.classifier.to_data(),
         }
 
@@ -224,13 +294,19 @@ class SiteModel:
                 site=str(data["site"]),
                 pages=int(data["pages"]),
                 fingerprints={int(fp): int(n) for fp, n in data["fingerprints"]},
+                structures={int(k): int(n) for k, n in data.get("structures", ())},
+                containers={str(k): int(n) for k, n in data.get("containers", ())[:MAX_CONTAINERS]},
                 urls=dict.fromkeys(int(h) for h in data["urls"]),
+                examples={int(k): str(t)[:EXAMPLE_CHARS]
+                          for k, t in data.get("examples", ())[:MAX_EXAMPLES]},
                 classifier=NGramClassifier.from_data(data["classifier"]),
                 supervised=int(data.get("supervised", 0)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelFormatError(f"bad site model data: {exc!r}") from None
-        if model.pages < 0 or any(n < 0 for n in model.fingerprints.values()):
+        if model.pages < 0 or any(n < 0 for counts in (model.fingerprints, model.structures,
+                                                        model.containers)
+                                  for n in counts.values()):
             raise ModelFormatError("bad site model data: negative counts")
         return model
 
@@ -255,6 +331,12 @@ class SiteModel:
             raise ModelFormatError(f"site model is not valid compressed JSON: {exc!r:.200}") from None
         return cls.from_data(data)
 
+    def template(self, threshold: float) -> list[dict[str, Any]]:
+        """Structural keys on ``threshold`` pages, most pages first, with their example."""
+        rows = [{"pages": n, "example": self.examples.get(key, "")}
+                for key, n in self.structures.items() if n >= threshold]
+        return sorted(rows, key=lambda row: -row["pages"])
+
     def summary(self) -> dict[str, Any]:
         """Figures for ``scrapy-declutter sites show``."""
         threshold = self.template_threshold()
@@ -264,6 +346,10 @@ class SiteModel:
             "supervised_pages": self.supervised,
             "fingerprints": len(self.fingerprints),
             "template_fingerprints": sum(n >= threshold for n in self.fingerprints.values()),
+            "structures": len(self.structures),
+            "template_structures": self.template(threshold),
+            "container": self.container(threshold),
+            "containers": dict(sorted(self.containers.items(), key=lambda item: -item[1])),
             "urls": len(self.urls),
             "examples": dict(self.classifier.examples),
             "ngrams": {c: len(lm) for c, lm in self.classifier.lms.items()},

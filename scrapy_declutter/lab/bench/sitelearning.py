@@ -8,6 +8,12 @@ run one site's pages through ``Declutter`` (cycling the files under new URLs
 when there are fewer than ``--pages``), then print the model's size (stored
 bytes, in-memory arrays, fingerprint table) and the CPU ms/page site learning
 adds to the same extractor without it.
+
+``python -m scrapy_declutter.lab.bench.sitelearning rules DATASET`` — CPU ms/page
+of the site step's rules alone (``SiteLearner.apply`` and ``learn``) over a
+dataset's multi-page sites, pages in order, a fresh model per site, with the
+template by text only, with the defaults, and with the shared-template vote:
+interleaved runs, each rule set's fastest, so a loaded machine slows all alike.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from typing import Sequence
 from ...api import extract
 from ...page import decode_html
 from ...sitelearning.declutter import Declutter
+from ...sitelearning.learner import SiteLearner
 from ...sitelearning.ngram import DISCARD, KEEP, NGramClassifier
 
 SAMPLE = ("The committee met on Tuesday to discuss the library budget, which has been cut "
@@ -79,6 +86,51 @@ def bench_site(paths: Sequence[str], pages: int, extractor: str = "default",
     return out
 
 
+#: The rule sets ``bench_rules`` compares: what each adds over the one before.
+RULE_SETS = {
+    "text template": {"structural": False, "use_container": False},
+    "defaults": {},
+    "shared-template vote": {"vote_on_shared_template": True},
+}
+
+
+def bench_rules(folder: str, extractor: str = "default", runs: int = 5) -> dict[str, float]:
+    """CPU ms/page of the generic chain once, then of each of ``RULE_SETS`` (fastest of ``runs``)."""
+    from ...lab.dataset import iter_by_site, load_texts
+    from ...page import Page
+    from ...registry import build_extractor
+    from ...sitelearning.model import SiteModel
+
+    chain = build_extractor(extractor)
+    sites, generic = [], 0.0
+    for _, group in iter_by_site(load_texts(folder)):
+        if len(group) < 3:
+            continue
+        pages = []
+        for sample in group:
+            start = time.process_time()
+            page = Page.from_html(decode_html(sample.html_bytes()), sample.url)
+            chain.run(page)
+            generic += time.process_time() - start
+            pages.append((page, [(b.label, b.score, b.step) for b in page.blocks]))
+        sites.append(pages)
+    n = sum(map(len, sites))
+    best = {name: float("inf") for name in RULE_SETS}
+    for _ in range(runs):
+        for name, options in RULE_SETS.items():
+            learner = SiteLearner(**options)
+            start = time.process_time()
+            for pages in sites:
+                model = SiteModel("bench")
+                for page, labels in pages:
+                    for b, (label, score, step) in zip(page.blocks, labels):
+                        b.label, b.score, b.step = label, score, step  # the generic labels again
+                    learner.learn([model], learner.apply(page, model), page.url)
+            best[name] = min(best[name], time.process_time() - start)
+    return {"pages": n, "generic_ms_per_page": 1000 * generic / n,
+            **{f"{name} ms/page": 1000 * cpu / n for name, cpu in best.items()}}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m scrapy_declutter.lab.bench.sitelearning")
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -87,9 +139,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     site.add_argument("--pages", type=int, default=1000)
     site.add_argument("--extractor", default="default")
     site.add_argument("paths", nargs="+")
+    rules = sub.add_parser("rules", help="CPU ms/page of the site step's rule sets on a dataset")
+    rules.add_argument("--extractor", default="default")
+    rules.add_argument("--runs", type=int, default=5)
+    rules.add_argument("dataset")
     args = parser.parse_args(argv)
-    result = bench_ngram() if args.cmd == "ngram" else bench_site(sorted(args.paths), args.pages,
-                                                                   args.extractor)
+    if args.cmd == "rules":
+        result = bench_rules(args.dataset, args.extractor, args.runs)
+    elif args.cmd == "ngram":
+        result = bench_ngram()
+    else:
+        result = bench_site(sorted(args.paths), args.pages, args.extractor)
     for key, value in result.items():
         print(f"{key:<28} {value:,.3f}" if isinstance(value, float) else f"{key:<28} {value:,}")
     return 0

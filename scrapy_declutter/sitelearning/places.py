@@ -1,0 +1,177 @@
+"""A block's place in its page, as site learning compares it across pages.
+
+A place is the tag/id/class path from the root to an element, without
+positions (``div[3]`` shifts when a page has one more teaser; names do not)
+and normalised as fingerprints are (lower case, digit runs, URLs and month
+names folded: ``div#post-1234`` on one page is ``div#post-0`` on all).
+Two rules read places:
+
+* the structural template (``structure_key``): a block at the same place on
+  most of a site's pages, whose text is the same there once dates, numbers,
+  URLs and names are folded ("Posted on 3 May by Jane Roe", an archive's
+  capture banner, a comment counter), is chrome;
+* the content container (``containers``): the places whose subtree holds
+  the text the generic steps were sure of; the site's is the deepest such
+  place on most of its pages (a page's deepest is often its own
+  ``section#classes``, one level below the site's ``div.body``).
+
+Ancestors are shared between the blocks under one element (``segment``
+builds each lineage once), so a page's paths are built once per element, by
+identity, and only for the blocks a rule asks about: a block whose text
+names nobody has no structural key (its fingerprint already says all a
+structural key would), and sides of a container are asked only on sites that
+have one.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import TYPE_CHECKING, Sequence
+
+from ..blocks import Ancestor
+from .model import FINGERPRINT_CACHE, HASH_MASK, hash_text, normalise
+
+if TYPE_CHECKING:
+    from ..blocks import Block
+
+#: Marks the path of a block whose ancestors were cut at ``segment.MAX_ANCESTORS``: its
+#: start is not the root, so it never matches a container learned from a whole path.
+CUT = "~"
+#: Blocks longer than this get no structural key: bylines, banners and counters are short,
+#: and a site's body paragraphs would only fill its model with keys seen once.
+STRUCTURE_MAX_CHARS = 300
+#: Elements a container may be without an id or a class: alone, a bare ``div`` path
+#: names every sibling ``div`` at that depth.
+CONTAINER_TAGS = frozenset({"article", "main"})
+
+#: A run of capitalised words right after a lower-case word: a name in "Posted on 3 May
+#: by Jane Roe" or "filed under Town Council". Only after a lower-case word, so a title in
+#: Title Case ("The Best Laptops For Students") keeps its words.
+_NAMES = re.compile(r"(\b[a-z][\w'-]*\s+)[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")
+_MIX = 0x9E3779B97F4A7C15  # odd 64-bit constant: mixes the path's hash into the text's
+
+
+def describe(a: Ancestor) -> str:
+    """``tag#id.class.class`` of one element, normalised (``div#post-0.entry``)."""
+    if not a.id and not a.classes:  # most blocks' own element (p, li, td): no lookup
+        return a.tag
+    return _named(a.tag, a.id, a.classes)
+
+
+@functools.lru_cache(maxsize=4096)
+def _named(tag: str, ident: str, classes: tuple[str, ...]) -> str:
+    return normalise(f"{tag}#{ident}.{'.'.join(classes)}".replace("#.", ".").rstrip("#."))
+
+
+class Places:
+    """The paths of one page's blocks and of every element above them."""
+
+    __slots__ = ("blocks", "_memo")
+
+    def __init__(self, blocks: Sequence["Block"]) -> None:
+        self.blocks = blocks
+        self._memo: dict[int, str] = {}  # id(Ancestor) -> its element's path
+
+    def path(self, index: int) -> str:
+        """Block ``index``'s path (its own element last); starts with ``CUT`` if cut."""
+        return self._path(self.blocks[index].ancestors)
+
+    def _path(self, ancestors: tuple[Ancestor, ...]) -> str:
+        """The path of the element ``ancestors`` ends with; memoised only for whole lineages.
+
+        A memoised element has every element above it memoised too, so a walk
+        up stops at the nearest known one. A lineage cut at the root side is
+        ``CUT`` and its last element, never memoised (its elements' paths
+        would start at a different depth for each block below them).
+        """
+        memo = self._memo
+        if not ancestors:
+            return ""
+        path = memo.get(id(ancestors[-1]))
+        if path is not None:
+            return path
+        if ancestors[0].tag != "html":
+            return f"{CUT}/{describe(ancestors[-1])}"
+        if len(ancestors) > 1:  # the usual case: the parent's path is known
+            parent = memo.get(id(ancestors[-2]))
+            if parent is not None:
+                path = memo[id(ancestors[-1])] = f"{parent}/{describe(ancestors[-1])}"
+                return path
+        i = len(ancestors) - 1
+        while i > 0 and id(ancestors[i - 1]) not in memo:
+            i -= 1
+        path = memo[id(ancestors[i - 1])] if i > 0 else ""
+        for a in ancestors[i:]:
+            path = f"{path}/{describe(a)}"
+            memo[id(a)] = path
+        return path
+
+    def lineage(self, index: int) -> list[str]:
+        """Paths of block ``index``'s elements, root first (its own last); none if cut."""
+        ancestors = self.blocks[index].ancestors
+        if not ancestors or ancestors[0].tag != "html":
+            return []
+        self.path(index)
+        return [self._memo[id(a)] for a in ancestors]
+
+    def inside(self, index: int, container: str) -> bool | None:
+        """Whether block ``index`` is in (or is) an element at ``container``; None: cannot tell."""
+        path = self.path(index)
+        if path.startswith(CUT):
+            return None
+        return path == container or path.startswith(container + "/")
+
+
+@functools.lru_cache(maxsize=FINGERPRINT_CACHE)
+def folded_hash(text: str) -> int:
+    """Hash of the text with names folded too; 0 when it names nobody or is too long.
+
+    Such a text has a fingerprint that says the same, and a structural key
+    (the fingerprint at one place) could only be stricter than it.
+    """
+    # no capital after the first letter, no name: most texts stop at this test, in C
+    if len(text) > STRUCTURE_MAX_CHARS or text[1:].islower() or not _NAMES.search(text):
+        return 0
+    return hash_text(normalise(_NAMES.sub(r"\1<name>", text)))
+
+
+def structure_key(path: str, text: str) -> int:
+    """The structural key of a block at ``path``: its place and its text, names folded too.
+
+    0 (none) for a text ``folded_hash`` gives none. The path keeps a folded
+    "<name>" from matching prose elsewhere in the page.
+    """
+    folded = folded_hash(text)
+    if not folded:
+        return 0
+    return ((_path_hash(path) * _MIX) ^ folded) & HASH_MASK or 1
+
+
+@functools.lru_cache(maxsize=FINGERPRINT_CACHE)
+def _path_hash(path: str) -> int:
+    return hash_text(path)
+
+
+def containers(places: Places, weights: Sequence[int], *, share: float,
+               min_total: int = 1) -> list[str]:
+    """The places whose subtree holds ``share`` of the ``weights`` (characters per block).
+
+    Blocks of weight 0 do not count. A place must name itself (an id, a
+    class, or ``CONTAINER_TAGS``), and a block whose path was cut counts
+    against every place. None when the weights sum to under ``min_total``.
+    """
+    total = sum(weights)
+    if total < max(min_total, 1):
+        return []
+    held: dict[str, int] = {}
+    for i, w in enumerate(weights):
+        if w:
+            for path in places.lineage(i)[:-1]:  # the block's own element is not a container
+                held[path] = held.get(path, 0) + w
+    out = []
+    for path, chars in held.items():
+        last = path.rsplit("/", 1)[-1]
+        if chars >= share * total and ("#" in last or "." in last or last in CONTAINER_TAGS):
+            out.append(path)
+    return out
