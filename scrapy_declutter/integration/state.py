@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals, version_info
 from scrapy.exceptions import CloseSpider, DontCloseSpider, NotConfigured
-from scrapy.utils.asyncio import run_in_thread
 
 from ..errors import DeclutterError
 from ..report.files import ReportSampler
@@ -34,6 +33,7 @@ from .analyser import Analyser
 from .handoff import PageOutput, Ticket
 from .holding import HeldItems
 from .items import FieldWriter, field_values
+from .offload import analysis_thread, run_on
 from .settings import DeclutterOptions, SettingsError, boolean, default_store_uri
 
 if TYPE_CHECKING:
@@ -97,6 +97,8 @@ class CrawlState:
             self.options, store, self.setup_error = DeclutterOptions(), None, str(e)
         self.analyser = Analyser(store, self.log)
         self.held = HeldItems(crawler, self.writer)
+        #: Where analyses run with DECLUTTER_THREADS (``offload``: one thread, not a pool).
+        self.thread = analysis_thread()
         # DECLUTTER_INSPECT_DIR / DECLUTTER_INSPECT_SAMPLE: HTML reports of a sample of pages.
         self.inspector = (ReportSampler(self.options.inspect_dir, self.options.inspect_sample)
                           if self.options.inspect_dir else None)
@@ -169,7 +171,7 @@ class CrawlState:
         """
         try:
             if options.threads:
-                output, seconds = await run_in_thread(_timed, func, options, *args)
+                output, seconds = await run_on(self.thread, _timed, func, options, *args)
             else:
                 output, seconds = _timed(func, options, *args)
         except Exception as e:  # one bad page must never stop a crawl or lose its items
@@ -190,8 +192,8 @@ class CrawlState:
         options = ticket.options
         try:
             if options.threads:
-                outputs, seconds = await run_in_thread(_timed_released, func, *args, options,
-                                                       ticket)
+                outputs, seconds = await run_on(self.thread, _timed_released, func, *args,
+                                                options, ticket)
             else:
                 outputs, seconds = _timed_released(func, *args, options, ticket)
         except Exception as e:  # one bad page must never stop a crawl or lose its items
@@ -299,6 +301,7 @@ class CrawlState:
             1000 * seconds / pages if pages else 0.0,
             1000 * get("declutter/max_seconds", 0.0),
         )
+        self.thread.shutdown()  # the crawl is over: nothing is in flight
         try:
             self.analyser.close()
         except Exception as e:  # noqa: BLE001 - closing must not hide the crawl's own outcome

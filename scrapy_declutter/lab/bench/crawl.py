@@ -254,6 +254,10 @@ BROAD_MODES: dict[str, dict[str, Any]] = {
     "off": {},
     "on": {"ADDONS": ADDON},
     "on-nolearning": {"ADDONS": ADDON, "DECLUTTER_SITE_LEARNING": False},
+    # The analysis inline on the reactor, without the plugin's thread.
+    "on-inline": {"ADDONS": ADDON, "DECLUTTER_THREADS": False},
+    "on-nolearning-inline": {"ADDONS": ADDON, "DECLUTTER_SITE_LEARNING": False,
+                             "DECLUTTER_THREADS": False},
     "density-nolearning": {"ADDONS": ADDON, "DECLUTTER_EXTRACTOR": "density",
                            "DECLUTTER_SITE_LEARNING": False},
 }
