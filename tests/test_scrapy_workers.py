@@ -83,7 +83,7 @@ def test_a_worker_that_cannot_start_stops_the_crawl_at_start(site_url, tmp_path)
             "worker_python": str(tmp_path / "no-such-python"),
             "settings": {**feed(tmp_path / "items.jsonl"), "DECLUTTER_PROCESSES": 1}}
     [stats], log = crawl(tmp_path, spec)
-    assert stats["finish_reason"] == "declutter_setup_error"
+    assert stats["finish_reason"] == "declutter_setup_error", log[-3000:]
     assert log.count("worker process (DECLUTTER_PROCESSES=1) could not start") == 1
     assert "downloader/request_count" not in stats
 

@@ -35,7 +35,7 @@ from .items import FieldWriter
 from .offload import analysis_thread, run_on, timed_analysis, timed_release
 from .settings import DeclutterOptions, SettingsError, boolean, default_store_uri
 from .worker import Answer
-from .workers import Lost, WorkerError, WorkerLostError, Workers
+from .workers import Lost, Workers
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -135,7 +135,7 @@ class CrawlState:
         assert self.workers is not None
         try:
             self.workers.start()
-        except WorkerError as e:
+        except DeclutterError as e:
             self.workers = None
             if not _CLOSES_AT_OPEN:  # cannot close now: the analysis stays in this process
                 self.log.error("%s; the pages are analysed in the crawl process instead", e)
@@ -212,10 +212,11 @@ class CrawlState:
             return
         self.held.open(ticket)
         try:
-            outputs, answer = await workers.submit(index, ticket, body, content_type)
-        except WorkerLostError as e:
-            self.held.send(self.lose(e.lost))
-            return
+            reply = await workers.submit(index, ticket, body, content_type)
+            if isinstance(reply, Lost):
+                self.held.send(self.lose(reply))
+                return
+            outputs, answer = reply
         except Exception as e:  # noqa: BLE001 - the page's items go on with empty fields
             self.failed(ticket.url, e)
             outputs, answer = [(ticket, PageOutput.unanalysed(ticket.options))], Answer()

@@ -9,7 +9,7 @@ writes the feeds.
 Each worker is a ``ProcessPoolExecutor`` of one process, started with
 ``spawn`` (never ``fork``: the crawl process runs the reactor's threads and
 the store's writer thread), once per crawl, when the spider opens; the crawl
-does not start if a worker cannot (``WorkerError``). Every page of a site
+does not start if a worker cannot (``start`` raises DeclutterError). Every page of a site
 goes to the same worker (``zlib.crc32`` of its site key, stable across
 processes and runs, unlike ``hash()``), so a site's warm-up and model live in
 one process and the warm-up behaves as in-process: its pages are held there,
@@ -50,10 +50,6 @@ START_TIMEOUT = 120.0
 Reply = tuple["list[tuple[Ticket, PageOutput]]", worker.Answer]
 
 
-class WorkerError(DeclutterError):
-    """A worker process could not start: the crawl stops at its start."""
-
-
 @dataclass
 class Lost:
     """The pages of a worker that died: their items go on with empty fields.
@@ -65,14 +61,6 @@ class Lost:
     worker: int
     reason: str
     tickets: list[Ticket]
-
-
-class WorkerLostError(Exception):
-    """A call found its worker dead; ``lost`` says what was given up with it."""
-
-    def __init__(self, lost: Lost) -> None:
-        super().__init__(lost.reason)
-        self.lost = lost
 
 
 class Workers:
@@ -93,18 +81,21 @@ class Workers:
         self._numbers = itertools.count()
 
     def start(self) -> None:
-        """Start every worker and wait until all are ready; WorkerError saying why one is not."""
+        """Start every worker and wait until all are ready; DeclutterError saying why one is not."""
         context = multiprocessing.get_context(START_METHOD)
-        self.pools = [ProcessPoolExecutor(1, mp_context=context) for _ in range(self.count)]
         options = self.options
-        try:  # submit starts the process: an interpreter that cannot start raises there
+        # Any step may fail: the pool's queues start the resource tracker, a process, submit
+        # starts the worker, and an interpreter that cannot start raises in either.
+        try:
+            for _ in range(self.count):
+                self.pools.append(ProcessPoolExecutor(1, mp_context=context))
             started = [pool.submit(worker.start, self.store, self.max_held, options.inspect_dir,
                                    options.inspect_sample, options) for pool in self.pools]
             self.pids = [future.result(timeout=START_TIMEOUT) for future in started]
         except Exception as e:
             self.shutdown()
-            raise WorkerError(f"a worker process (DECLUTTER_PROCESSES={self.count}) could not "
-                              f"start: {type(e).__name__}: {e}") from e
+            raise DeclutterError(f"a worker process (DECLUTTER_PROCESSES={self.count}) could not "
+                                 f"start: {type(e).__name__}: {e}") from e
 
     def of(self, url: str, options: DeclutterOptions) -> int | None:
         """The worker that analyses the pages of this URL's site; None when it died."""
@@ -113,8 +104,8 @@ class Workers:
         return index if self.pools[index] is not None else None
 
     async def submit(self, index: int, ticket: Ticket, body: bytes,
-                     content_type: str | None) -> Reply:
-        """Analyse one page in worker ``index``; WorkerLostError if that worker died."""
+                     content_type: str | None) -> Reply | Lost:
+        """Analyse one page in worker ``index``; what was given up with it if that worker died."""
         pool = self.pools[index]
         assert pool is not None  # the caller asked ``of`` just now
         number = next(self._numbers)
@@ -123,7 +114,7 @@ class Workers:
         try:
             answer = await run_on(pool, worker.submit, page)
         except BrokenProcessPool as e:
-            raise WorkerLostError(self._lose(index, pool, e)) from None
+            return self._lose(index, pool, e)
         return self._resolved(index, answer), answer
 
     def release(self) -> tuple[list[Reply], list[Lost]]:
