@@ -134,7 +134,7 @@ class CrawlState:
         """spider_opened: start the worker processes; a crawl whose workers cannot start stops."""
         assert self.workers is not None
         try:
-            self.workers.start()
+            self.heard(Answer(logs=self.workers.start()))
         except DeclutterError as e:
             self.workers = None
             if not _CLOSES_AT_OPEN:  # cannot close now: the analysis stays in this process

@@ -136,8 +136,8 @@ _WORKER: _Worker | None = None
 
 
 def start(store: str | None, max_held: int, inspect_dir: str | None, inspect_sample: float,
-          options: DeclutterOptions) -> int:
-    """Set this process up for a crawl; its pid.
+          options: DeclutterOptions) -> tuple[int, list[LogLine]]:
+    """Set this process up for a crawl; its pid, and what it logged (a store it cannot open).
 
     The crawl's core is built now (the model loaded, the store opened), so
     that a worker that cannot work fails here, at the crawl's start.
@@ -148,8 +148,7 @@ def start(store: str | None, max_held: int, inspect_dir: str | None, inspect_sam
     inspector = ReportSampler(inspect_dir, inspect_sample) if inspect_dir else None
     _WORKER = _Worker(store, max_held, inspector)
     _WORKER.analyser.core(options)
-    _WORKER.catch.take()
-    return os.getpid()
+    return os.getpid(), _WORKER.catch.take()
 
 
 def submit(page: WorkerPage) -> Answer:

@@ -80,8 +80,11 @@ class Workers:
         self._tickets: list[dict[int, Ticket]] = [{} for _ in range(count)]
         self._numbers = itertools.count()
 
-    def start(self) -> None:
-        """Start every worker and wait until all are ready; DeclutterError saying why one is not."""
+    def start(self) -> list[worker.LogLine]:
+        """Start every worker and wait until all are ready; DeclutterError saying why one is not.
+
+        What the workers logged while starting (a store they cannot open).
+        """
         context = multiprocessing.get_context(START_METHOD)
         options = self.options
         # Any step may fail: the pool's queues start the resource tracker, a process, submit
@@ -91,11 +94,13 @@ class Workers:
                 self.pools.append(ProcessPoolExecutor(1, mp_context=context))
             started = [pool.submit(worker.start, self.store, self.max_held, options.inspect_dir,
                                    options.inspect_sample, options) for pool in self.pools]
-            self.pids = [future.result(timeout=START_TIMEOUT) for future in started]
+            ready = [future.result(timeout=START_TIMEOUT) for future in started]
         except Exception as e:
             self.shutdown()
             raise DeclutterError(f"a worker process (DECLUTTER_PROCESSES={self.count}) could not "
                                  f"start: {type(e).__name__}: {e}") from e
+        self.pids = [pid for pid, _ in ready]
+        return [line for _, logs in ready for line in logs]
 
     def of(self, url: str, options: DeclutterOptions) -> int | None:
         """The worker that analyses the pages of this URL's site; None when it died."""
