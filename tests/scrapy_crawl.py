@@ -8,7 +8,8 @@ asyncio reactor, every crawl listed in the spec file::
 and writes each crawl's stats as JSON. A child process, because Twisted's
 reactor cannot be restarted inside the pytest process. A spec may also list
 ``"unimportable": ["redis"]``: modules that then fail to import, as in an
-install that lacks them.
+install that lacks them, and ``"worker_python"``: the interpreter that worker
+processes (``DECLUTTER_PROCESSES``) are started with.
 """
 
 from __future__ import annotations
@@ -224,6 +225,30 @@ class MetadataThreadSpider(ChainSpider):
             yield obj
 
 
+class KillWorkerSpider(ChainSpider):
+    """A ChainSpider that kills the plugin's worker process in the callback of path ``kill_at``.
+
+    As the kernel's OOM killer or an operator would: SIGKILL, no chance to clean up.
+    """
+
+    name = "kill_worker"
+
+    def __init__(self, *args: Any, kill_at: str = "2", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.kill_at = int(kill_at)
+
+    def parse(self, response, i=0):
+        if i == self.kill_at:
+            import os
+            import signal
+
+            from scrapy_declutter.integration.state import CrawlState
+
+            for pid in CrawlState.of(self.crawler).workers.pids:
+                os.kill(pid, signal.SIGKILL)
+        yield from super().parse(response, i)
+
+
 class OffSiteSpider(SiteSpider):
     """The plugin switched off for this spider only."""
 
@@ -258,7 +283,7 @@ class HtmlItemSpider(scrapy.Spider):
 SPIDERS = {
     cls.__name__: cls
     for cls in (SiteSpider, MetaCopySpider, ChainSpider, MetadataThreadSpider, OffSiteSpider,
-                RenamingSiteSpider, HtmlItemSpider)
+                RenamingSiteSpider, HtmlItemSpider, KillWorkerSpider)
 }
 
 
@@ -283,6 +308,10 @@ def main(spec_path: str) -> None:
     for spec in specs:
         for module in spec.get("unimportable", ()):
             sys.modules[module] = None  # "import redis" now raises ImportError
+        if "worker_python" in spec:  # the interpreter worker processes are started with
+            import multiprocessing
+
+            multiprocessing.set_executable(spec["worker_python"])
     configure_logging({"LOG_LEVEL": "INFO"})
     failures: list[BaseException] = []
 

@@ -38,14 +38,23 @@ def test_sites_have_their_own_address_links_and_shared_files(tmp_path):
         reason="nginx is not installed (apt-get install nginx-light)")),
 ])
 def test_bench_crawl_crawls_every_page_in_every_mode(server, capsys):
-    argv = ["bench-crawl", "--sites", "2", "--pages", "2", "--rounds", "1", "--modes", "off,on"]
+    argv = ["bench-crawl", "--sites", "2", "--pages", "2", "--rounds", "1", "--modes",
+            "off,on,on-proc1"]
     assert main(argv + (["--python-server"] if server == "python" else [])) == 0
     out = capsys.readouterr().out
     assert f"served by {server}" in out
-    rows = dict(re.findall(r"^(off|on) +(\d+) ", out, re.M))
-    assert rows == {"off": "3", "on": "3"}  # 4 pages, the first one starts the clock
+    rows = dict(re.findall(r"^(off|on|on-proc1) +(\d+) ", out, re.M))
+    assert rows == {"off": "3", "on": "3", "on-proc1": "3"}  # 4 pages, the first starts the clock
     assert re.search(r"^  on: RSS MB at pages 0:\d+", out, re.M)
-    assert re.search(r"^on +3 +[\d.]+ +[\d.]+ +[\d.]+ +\d+ +[\d.]+ +\d+$", out, re.M)  # GC
+    # The worker's memory is there; with it at start, in the samples: "0:110+100".
+    assert re.search(r"^  on-proc1: RSS MB at pages 0:\d+\+\d+", out, re.M)
+    row = r" +3 +[\d.]+ +[\d.]+ +([\d.]+) +([\d.]+) +\d+ +(\d+) +[\d.]+ +\d+$"  # ... GC
+    on = re.search("^on" + row, out, re.M)
+    # All the CPU in the crawl process (measured a moment apart), no worker.
+    assert on and abs(float(on[1]) - float(on[2])) < 1 and on[3] == "0"
+    worker = re.search("^on-proc1" + row, out, re.M)
+    # The worker's CPU counts (its part is not in the crawl's), and its peak memory.
+    assert worker and float(worker[1]) > float(worker[2]) and int(worker[3]) > 50
 
 
 def test_report_gives_the_cost_of_the_first_and_last_block_of_pages():
@@ -55,4 +64,4 @@ def test_report_gives_the_cost_of_the_first_and_last_block_of_pages():
            "gc_cpu": 0.062, "gc_collections": 40, "gc_full": 3}
     text = broad_report({"off": [run], "on": [run]}, sample_every=10)
     assert "first 10 pages 10.0, last 30.0" in text
-    assert re.search(r"^on +31 +31.0 +1.00 +19.4 +120 +2.0 +3$", text, re.M)
+    assert re.search(r"^on +31 +31.0 +1.00 +19.4 +19.4 +120 +0 +2.0 +3$", text, re.M)

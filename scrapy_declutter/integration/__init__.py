@@ -8,6 +8,8 @@ Also the feed exporters that write nested values as JSON text, and
   settings, with ``converters`` reading their values;
 * ``state`` — what the components of one crawler share, the start-up check
   and the summary line; ``analyser`` runs the core on a response or an item;
+  ``offload`` runs it on the plugin's own thread; ``workers`` in worker
+  processes (``DECLUTTER_PROCESSES``), each running ``worker``;
 * ``middleware`` (downloader), ``spidermw`` (spider), ``pipeline`` (items
   carrying raw HTML);
 * ``handoff`` — how a response's Result reaches its callback and items, and

@@ -40,8 +40,11 @@ class Analyser:
 before the core sees it.
     """
 
-    def __init__(self, store: str | None, log: Any = None) -> None:
+    def __init__(self, store: str | None, log: Any = None, max_held: int | None = None) -> None:
         self.store_uri = store
+        #: Pages held in site warm-ups at most (None: the core's bound); a worker process
+        #: (``worker``) gets its share of the bound.
+        self.max_held = max_held
         self.log = log  # a logger for what each site's warm-up learned (the spider's)
         self._store: Any = None
         self._store_failed = False
@@ -93,7 +96,7 @@ before the core sees it.
 
             return [Released(key, result_of(page, options.extractor))]
         with self._lock:
-            return self._core(options).submit_page(page, key=key,
+            return self.core(options).submit_page(page, key=key,
                                                    keep_tree=bool(options.metadata_fields))
 
     def release(self) -> list[Released]:
@@ -111,10 +114,12 @@ before the core sees it.
         if page.reason and not page.blocks:  # passed through: nothing to learn from
             return result_of(page, options.extractor)
         with self._lock:
-            return self._core(options).extract_page(page)
+            return self.core(options).extract_page(page)
 
-    def _core(self, options: DeclutterOptions) -> Any:
+    def core(self, options: DeclutterOptions) -> Any:
+        """The core for these options, built on first use (its model loaded, the store opened)."""
         from ..sitelearning.declutter import Declutter  # NumPy: imported with the first page
+        from ..sitelearning.warmup import MAX_HELD_PAGES
 
         key = (options.extractor, options.site_learning, options.content_selector)
         core = self._cores.get(key)
@@ -127,6 +132,7 @@ before the core sees it.
                 content_selector=options.content_selector,
                 warmup=options.warmup_pages,
                 log=self.log,
+                max_held=MAX_HELD_PAGES if self.max_held is None else self.max_held,
                 write_behind=True,  # the store's writes off the analysis thread
             )
             self._cores[key] = core

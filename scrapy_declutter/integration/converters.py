@@ -10,6 +10,7 @@ ValueError whose message completes "DECLUTTER_X=<value> ...".
 from __future__ import annotations
 
 import difflib
+import os
 from functools import lru_cache
 from typing import Any
 
@@ -46,6 +47,18 @@ def size(value: Any) -> int:
 
 def count(value: Any) -> int:
     return _whole_number(value, "is not a count; use a whole number, 0 or more")
+
+
+def processes(value: Any) -> int:
+    """A number of worker processes; ``"auto"``: one when the machine has a second core.
+
+    Resolved here, when the settings are read, so the rest of the crawl sees
+    one number.
+    """
+    if isinstance(value, str) and value.strip().lower() == "auto":
+        return 1 if (os.cpu_count() or 1) >= 2 else 0
+    return _whole_number(value, 'is not a number of processes; use a whole number, 0 or more, '
+                                'or "auto"')
 
 
 def _whole_number(value: Any, refusal: str) -> int:

@@ -29,28 +29,61 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.http import Response
 
-    from ..result import Result
+    from ..result import Result, SiteDecisions
     from .settings import DeclutterOptions
+
+
+@dataclass(frozen=True)
+class PageSummary:
+    """What the crawl's stats record of one analysed page (``CrawlState.record``).
+
+    A few numbers instead of the Result, so that a page analysed in a worker
+    process (``DECLUTTER_PROCESSES``) sends back only these and its fields:
+    unpickling a whole Result cost more than analysing the page.
+    """
+
+    site: str
+    #: Why the core passed the page through ("too_large: ...", "error: ..."), else "".
+    reason: str
+    blocks: int
+    content_blocks: int
+    site_learning: SiteDecisions | None
+
+    @classmethod
+    def of(cls, result: Result) -> PageSummary:
+        return cls(result.site or "", result.reason or "", len(result.blocks),
+                   sum(1 for b in result.blocks if b.is_content), result.site_learning)
 
 
 @dataclass(frozen=True)
 class PageOutput:
     """What the analysis of one response gives its callback and its items.
 
-    ``result`` is None when the response was not analysed (non-HTML, an error
-    status, skipped by meta, or the analysis failed); ``fields`` then maps
-    every configured item field to None, so the items keep their columns.
-    ``fields`` is computed on the worker thread with the Result, for the
-    options that request was analysed with.
+    ``summary`` is None when the response was not analysed (non-HTML, an
+    error status, skipped by meta, or the analysis failed); ``fields`` then
+    maps every configured item field to None, so the items keep their
+    columns. ``result`` is None then too, and also for a page analysed in a
+    worker process, whose Result stays there. ``fields`` is computed where
+    the Result is, for the options that request was analysed with.
     """
 
     result: Result | None
     fields: dict[str, Any]
+    summary: PageSummary | None = None
+
+    @classmethod
+    def of(cls, result: Result, options: DeclutterOptions, *, keep: bool = True) -> PageOutput:
+        """The output of an analysed page; ``keep=False`` leaves the Result out (a worker's)."""
+        return cls(result if keep else None, field_values(result, options), PageSummary.of(result))
 
     @classmethod
     def unanalysed(cls, options: DeclutterOptions) -> PageOutput:
         """The output of a response that was not analysed: every configured field None."""
         return cls(None, field_values(None, options))
+
+    @property
+    def analysed(self) -> bool:
+        return self.summary is not None
 
 
 @dataclass(eq=False)

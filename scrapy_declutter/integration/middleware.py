@@ -93,8 +93,9 @@ class DeclutterMiddleware(CrawlComponent):
         else:
             # A page in its site's warm-up gets its output later (``holding``).
             ticket = Ticket(options, response.url)
-            await state.submit(ticket, self._analyse, response)
-            if ticket.output is None or ticket.output.result is not None:
+            await state.send(ticket, response.body, _content_type(response), self._analyse,
+                             response)
+            if ticket.output is None or ticket.output.analysed:
                 response.flags.append(RESPONSE_FLAG)
             handoff.put(request, ticket)
             return response
@@ -106,14 +107,18 @@ class DeclutterMiddleware(CrawlComponent):
                  ticket: Ticket) -> list[Released]:
         # Parsing happens here, on the worker thread, and Scrapy caches the
         # tree on the response, so the spider's own selectors reuse it.
-        content_type = response.headers.get(b"Content-Type")
         analyser = self.state.analyser
         page = analyser.page_of_response(
             response.body,
-            content_type.decode("latin-1") if content_type else None,
+            _content_type(response),
             lambda: response.selector.root,
             lambda: response.text,
             response.url,
             options,
         )
         return analyser.submit(page, options, ticket)
+
+
+def _content_type(response: Response) -> str | None:
+    content_type = response.headers.get(b"Content-Type")
+    return content_type.decode("latin-1") if content_type else None

@@ -38,6 +38,7 @@ from .converters import (
     metadata_fields,
     optional_text,
     output_format,
+    processes,
     rate,
     site_key,
     size,
@@ -56,6 +57,9 @@ DEFAULT_STORE_FILE = "declutter.sqlite3"
 #: fewer, the template (on half the pages, at least 2) is learned from too little; with
 #: more, items wait longer and more pages are held in memory.
 DEFAULT_WARMUP_PAGES = 8
+#: Worker processes for the analysis (``workers``): "auto" is one on a machine with a
+#: second core, none on one core.
+DEFAULT_PROCESSES = 0
 #: Option naming an item field -> what a Result puts in it, in plain JSON types
 #: (``items`` writes them). A new kind of field is one entry here and its
 #: ``*_field`` option below. Here, not in ``items``, so that settings need not
@@ -147,6 +151,7 @@ class DeclutterOptions:
     warmup_pages: int = option(DEFAULT_WARMUP_PAGES, count, per_request=False)
     max_size: int = option(DEFAULT_MAX_SIZE, size)
     threads: bool = option(True, boolean, per_request=False)
+    processes: int = option(DEFAULT_PROCESSES, processes, per_request=False)
     inspect_dir: str | None = option(None, optional_text, per_request=False)
     inspect_sample: float = option(DEFAULT_INSPECT_SAMPLE, rate, per_request=False)
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import logging
 import textwrap
-import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
@@ -26,15 +25,17 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals, version_info
 from scrapy.exceptions import CloseSpider, DontCloseSpider, NotConfigured
-from scrapy.utils.asyncio import run_in_thread
 
 from ..errors import DeclutterError
 from ..report.files import ReportSampler
 from .analyser import Analyser
-from .handoff import PageOutput, Ticket
+from .handoff import PageOutput, PageSummary, Ticket
 from .holding import HeldItems
-from .items import FieldWriter, field_values
+from .items import FieldWriter
+from .offload import analysis_thread, run_on, timed_analysis, timed_release
 from .settings import DeclutterOptions, SettingsError, boolean, default_store_uri
+from .worker import Answer
+from .workers import Lost, Workers
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -49,32 +50,6 @@ logger = logging.getLogger(__name__)
 SETUP_ERROR = "declutter_setup_error"
 #: Scrapy 2.18 lets a component close the spider while it opens; before, only raising stops it.
 _CLOSES_AT_OPEN = version_info >= (2, 18)
-
-
-def _timed(
-    func: Callable[..., Result], options: DeclutterOptions, *args: Any
-) -> tuple[PageOutput, float]:
-    """Call ``func``, build the item field values, and measure the calling thread's CPU time.
-
-    CPU time, not wall time: with many pages analysed on concurrent threads,
-    wall time would count the waits for the GIL and the analyser's lock. The
-    field values (a dict per block when blocks are asked for) are built here,
-    off the reactor: on a page of thousands of blocks that takes milliseconds.
-    """
-    start = time.thread_time()
-    result = func(*args, options)
-    output = PageOutput(result, field_values(result, options))
-    return output, time.thread_time() - start
-
-
-def _timed_released(
-    func: Callable[..., list[Released]], *args: Any
-) -> tuple[list[tuple[Ticket, PageOutput]], float]:
-    """``_timed`` for a page submitted through its site's warm-up: every page it releases."""
-    start = time.thread_time()
-    outputs = [(r.key, PageOutput(r.result, field_values(r.result, r.key.options)))
-               for r in func(*args)]
-    return outputs, time.thread_time() - start
 
 
 _STATES: weakref.WeakKeyDictionary[Crawler, CrawlState] = weakref.WeakKeyDictionary()
@@ -97,9 +72,18 @@ class CrawlState:
             self.options, store, self.setup_error = DeclutterOptions(), None, str(e)
         self.analyser = Analyser(store, self.log)
         self.held = HeldItems(crawler, self.writer)
+        #: Where analyses run with DECLUTTER_THREADS (``offload``: one thread, not a pool).
+        self.thread = analysis_thread()
         # DECLUTTER_INSPECT_DIR / DECLUTTER_INSPECT_SAMPLE: HTML reports of a sample of pages.
         self.inspector = (ReportSampler(self.options.inspect_dir, self.options.inspect_sample)
                           if self.options.inspect_dir else None)
+        #: DECLUTTER_PROCESSES: the worker processes, started when the spider opens.
+        self.workers: Workers | None = None
+        if self.options.processes and not self.setup_error:
+            from ..sitelearning.warmup import MAX_HELD_PAGES
+
+            self.workers = Workers(self.options.processes, store, self.options, MAX_HELD_PAGES)
+            crawler.signals.connect(self.start_workers, signal=signals.spider_opened)
         if self.setup_error:
             if not _CLOSES_AT_OPEN:
                 raise SettingsError(self.setup_error)
@@ -146,6 +130,19 @@ class CrawlState:
                        textwrap.indent(self.setup_error, "  "))
         raise CloseSpider(SETUP_ERROR)
 
+    def start_workers(self, spider: Any) -> None:
+        """spider_opened: start the worker processes; a crawl whose workers cannot start stops."""
+        assert self.workers is not None
+        try:
+            self.heard(Answer(logs=self.workers.start()))
+        except DeclutterError as e:
+            self.workers = None
+            if not _CLOSES_AT_OPEN:  # cannot close now: the analysis stays in this process
+                self.log.error("%s; the pages are analysed in the crawl process instead", e)
+                return
+            self.log.error("scrapy_declutter cannot start, so the spider is closed:\n  %s", e)
+            raise CloseSpider(SETUP_ERROR) from None
+
     @classmethod
     def of(cls, crawler: Crawler) -> CrawlState:
         state = _STATES.get(crawler)
@@ -169,14 +166,14 @@ class CrawlState:
         """
         try:
             if options.threads:
-                output, seconds = await run_in_thread(_timed, func, options, *args)
+                output, seconds = await run_on(self.thread, timed_analysis, func, options, *args)
             else:
-                output, seconds = _timed(func, options, *args)
+                output, seconds = timed_analysis(func, options, *args)
         except Exception as e:  # one bad page must never stop a crawl or lose its items
             self.failed(url, e)
             return PageOutput.unanalysed(options)
         self.timed(seconds)
-        self.record(output.result)
+        self.record(output.summary)
         return output
 
     async def submit(self, ticket: Ticket, func: Callable[..., list[Released]],
@@ -190,43 +187,116 @@ class CrawlState:
         options = ticket.options
         try:
             if options.threads:
-                outputs, seconds = await run_in_thread(_timed_released, func, *args, options,
-                                                       ticket)
+                outputs, seconds = await run_on(self.thread, timed_release, func, *args,
+                                                options, ticket)
             else:
-                outputs, seconds = _timed_released(func, *args, options, ticket)
+                outputs, seconds = timed_release(func, *args, options, ticket)
         except Exception as e:  # one bad page must never stop a crawl or lose its items
             self.failed(ticket.url, e)
             outputs, seconds = [(ticket, PageOutput.unanalysed(options))], 0.0
+        self._submitted(ticket, outputs, seconds)
+
+    async def send(self, ticket: Ticket, body: bytes, content_type: str | None,
+                   func: Callable[..., list[Released]], *args: Any) -> None:
+        """``submit`` in the worker process of the ticket's site (``workers``), if there is one.
+
+        Without workers, or once that site's worker died, the page is
+        analysed here by ``func(*args, ticket.options, ticket)``. A worker
+        that died gives up the pages it held: they are settled here with
+        None fields.
+        """
+        workers = self.workers
+        index = workers.of(ticket.url, ticket.options) if workers is not None else None
+        if workers is None or index is None:
+            await self.submit(ticket, func, *args)
+            return
+        self.held.open(ticket)
+        try:
+            reply = await workers.submit(index, ticket, body, content_type)
+            if isinstance(reply, Lost):
+                self.held.send(self.lose(reply))
+                return
+            outputs, answer = reply
+        except Exception as e:  # noqa: BLE001 - the page's items go on with empty fields
+            self.failed(ticket.url, e)
+            outputs, answer = [(ticket, PageOutput.unanalysed(ticket.options))], Answer()
+        self.heard(answer)
+        if answer.error:
+            self.count_error(answer.error_type)
+            self.log.error("scrapy_declutter could not analyse %s (in its worker process):\n%s",
+                           ticket.url, answer.error)
+            outputs.append((ticket, PageOutput.unanalysed(ticket.options)))
+        self._submitted(ticket, outputs, answer.seconds)
+
+    def _submitted(self, ticket: Ticket, outputs: list[tuple[Ticket, PageOutput]],
+                   seconds: float) -> None:
+        """Settle what a submitted page released: it may be held (none of the outputs is its)."""
         if not any(t is ticket for t, _ in outputs):
             self.stats.inc_value("declutter/warmup/held_pages")
         self.timed(seconds)
         self.held.send(self.settle(outputs))
 
+    def heard(self, answer: Answer) -> None:
+        """Record what a worker sent back beside its outputs: its log lines and reports saved."""
+        for name, level, message in answer.logs:
+            (self.log if name is None else logging.getLogger(name)).log(level, "%s", message)
+        if answer.reports_saved:
+            self.stats.inc_value("declutter/inspect/saved", answer.reports_saved)
+        if answer.report_errors:
+            self.stats.inc_value("declutter/inspect/errors", answer.report_errors)
+
+    def lose(self, lost: Lost) -> list[Any]:
+        """A worker died: report it once, settle its pages with None fields; their held items."""
+        if lost.reason:
+            self.count_error("worker_lost")
+            self.stats.inc_value("declutter/workers/lost_pages", len(lost.tickets))
+            self.log.error("scrapy_declutter's worker process %d stopped (%s): the %d pages it "
+                           "was analysing or holding go on with empty fields, and its sites are "
+                           "analysed in the crawl process from now on", lost.worker, lost.reason,
+                           len(lost.tickets))
+        items: list[Any] = []
+        for ticket in lost.tickets:
+            items += self.held.settle(ticket, PageOutput.unanalysed(ticket.options))
+        return items
+
     def settle(self, outputs: list[tuple[Ticket, PageOutput]]) -> list[Any]:
         """Give released pages their outputs; send on (and return) the items they held."""
         items: list[Any] = []
         for ticket, output in outputs:
+            if output.summary is not None:
+                self.record(output.summary)
             if output.result is not None:
-                self.record(output.result)
                 self.report(output.result)
             items += self.held.settle(ticket, output)
         return items
 
     def failed(self, url: str | None, error: Exception) -> None:
         """Log and count an analysis that raised (called from its ``except`` block)."""
-        self.stats.inc_value("declutter/errors")
-        self.stats.inc_value(f"declutter/errors/{type(error).__name__}")
+        self.count_error(type(error).__name__)
         self.log.exception("scrapy_declutter could not analyse %s", url)
 
+    def count_error(self, kind: str) -> None:
+        self.stats.inc_value("declutter/errors")
+        self.stats.inc_value(f"declutter/errors/{kind}")
+
     def release_all(self) -> list[Any]:
-        """End every warm-up now; settle every ticket; the items that were waiting."""
+        """End every warm-up now, here and in the workers; settle every ticket; the items waiting."""
+        items: list[Any] = []
         try:
-            outputs, seconds = _timed_released(self.analyser.release)
+            outputs, seconds = timed_release(self.analyser.release)
+            if self.workers is not None:
+                replies, lost = self.workers.release()
+                for released, answer in replies:
+                    self.heard(answer)
+                    outputs += released
+                    seconds += answer.seconds
+                for dead in lost:
+                    items += self.lose(dead)
         except Exception as e:  # noqa: BLE001 - the tickets are settled below all the same
             self.failed("the pages held in site warm-ups", e)
             outputs, seconds = [], 0.0
         self.timed(seconds)
-        items = self.settle(outputs)
+        items += self.settle(outputs)
         for ticket in self.held.unsettled():
             self.log.warning("scrapy_declutter lost the analysis of %s in its site's warm-up; "
                              "its items go on with empty fields", ticket.url)
@@ -257,25 +327,25 @@ class CrawlState:
         self.stats.inc_value("declutter/seconds", seconds, start=0.0)
         self.stats.max_value("declutter/max_seconds", seconds)
 
-    def record(self, result: Result) -> None:
+    def record(self, page: PageSummary) -> None:
         stats = self.stats
         stats.inc_value("declutter/pages")
-        if result.reason:  # passed through by the core: "too_large: ...", "error: ..."
-            kind = result.reason.split(":", 1)[0].strip()
+        if page.reason:  # passed through by the core: "too_large: ...", "error: ..."
+            kind = page.reason.split(":", 1)[0].strip()
             stats.inc_value(f"declutter/rejected/{kind}")
             if kind == "error":
                 stats.inc_value("declutter/errors")
-        stats.inc_value("declutter/blocks", len(result.blocks))
-        stats.inc_value("declutter/content_blocks", sum(1 for b in result.blocks if b.is_content))
-        learned = result.site_learning
+        stats.inc_value("declutter/blocks", page.blocks)
+        stats.inc_value("declutter/content_blocks", page.content_blocks)
+        learned = page.site_learning
         if learned is not None:  # what the site model decided on this page
             stats.inc_value("declutter/site_learning/pages")
             if learned.template:
                 stats.inc_value("declutter/site_learning/template_blocks", learned.template)
             if learned.voted:
                 stats.inc_value("declutter/site_learning/voted_blocks", learned.voted)
-        if result.site and result.site not in self.sites:
-            self.sites.add(result.site)
+        if page.site and page.site not in self.sites:
+            self.sites.add(page.site)
             stats.set_value("declutter/sites", len(self.sites))
 
     def skip(self, reason: str) -> None:
@@ -299,6 +369,15 @@ class CrawlState:
             1000 * seconds / pages if pages else 0.0,
             1000 * get("declutter/max_seconds", 0.0),
         )
+        self.thread.shutdown()  # the crawl is over: nothing is in flight
+        if self.workers is not None:
+            try:
+                logs, peak_mb = self.workers.close()
+                self.heard(Answer(logs=logs))
+                self.stats.max_value("declutter/workers/max_rss_mb", round(peak_mb))
+            except Exception as e:  # noqa: BLE001 - closing must not hide the crawl's outcome
+                self.count_error(type(e).__name__)
+                self.log.error("scrapy_declutter could not close its worker processes: %r", e)
         try:
             self.analyser.close()
         except Exception as e:  # noqa: BLE001 - closing must not hide the crawl's own outcome

@@ -6,7 +6,10 @@ N test sites, each on its own loopback address (see ``testsites``), with
 round by round so all see the same machine load; it prints pages/s, CPU
 ms/page and the ratio to the crawl without the plugin, and the crawl
 process's resident memory over time with the CPU per page of its first and
-last thousand pages (``--sites 10000 --pages 3`` is the scale test). The
+last thousand pages (``--sites 10000 --pages 3`` is the scale test). CPU
+counts the crawl's worker processes (``DECLUTTER_PROCESSES``) too; "in
+crawl" is the crawl process's own, and "+worker MB" the workers' peak
+resident memory (the stat ``declutter/workers/max_rss_mb``). The
 one below measures the reactor's stalls on one site, in this process:
 
     python -m scrapy_declutter.lab.bench.crawl [--site DIR] [--rounds 3] [--scale 1]
@@ -254,6 +257,18 @@ BROAD_MODES: dict[str, dict[str, Any]] = {
     "off": {},
     "on": {"ADDONS": ADDON},
     "on-nolearning": {"ADDONS": ADDON, "DECLUTTER_SITE_LEARNING": False},
+    # The analysis inline on the reactor, without the plugin's thread.
+    "on-inline": {"ADDONS": ADDON, "DECLUTTER_THREADS": False},
+    "on-nolearning-inline": {"ADDONS": ADDON, "DECLUTTER_SITE_LEARNING": False,
+                             "DECLUTTER_THREADS": False},
+    # The analysis on the plugin's thread (no worker process), and in one or two workers.
+    "on-thread": {"ADDONS": ADDON, "DECLUTTER_PROCESSES": 0},
+    "on-nolearning-thread": {"ADDONS": ADDON, "DECLUTTER_SITE_LEARNING": False,
+                             "DECLUTTER_PROCESSES": 0},
+    "on-proc1": {"ADDONS": ADDON, "DECLUTTER_PROCESSES": 1},
+    "on-nolearning-proc1": {"ADDONS": ADDON, "DECLUTTER_SITE_LEARNING": False,
+                            "DECLUTTER_PROCESSES": 1},
+    "on-proc2": {"ADDONS": ADDON, "DECLUTTER_PROCESSES": 2},
     "density-nolearning": {"ADDONS": ADDON, "DECLUTTER_EXTRACTOR": "density",
                            "DECLUTTER_SITE_LEARNING": False},
 }
@@ -320,20 +335,28 @@ def broad_report(results: dict[str, list[dict[str, Any]]], sample_every: int = 1
     rate = {m: statistics.median(r["pages"] / r["wall"] for r in runs)
             for m, runs in results.items()}
     lines = [f"{'mode':20} {'pages':>6} {'pages/s':>8} {'x off':>6} {'CPU ms/page':>11} "
-             f"{'max RSS MB':>10} {'GC ms/page':>10} {'full GCs':>8}"]
+             f"{'in crawl':>8} "
+             f"{'max RSS MB':>10} {'+worker MB':>10} {'GC ms/page':>10} {'full GCs':>8}"]
     for mode, runs in results.items():
         cpu = statistics.median(1000 * r["cpu"] / max(r["pages"], 1) for r in runs)
+        main = statistics.median(1000 * r.get("main_cpu", r["cpu"]) / max(r["pages"], 1)
+                                 for r in runs)
         gc_ms = statistics.median(1000 * r.get("gc_cpu", 0.0) / max(r["pages"], 1) for r in runs)
         ratio = f"{rate[mode] / rate['off']:.2f}" if "off" in rate else "-"
         lines.append(f"{mode:20} {runs[0]['pages']:>6} {rate[mode]:>8.1f} {ratio:>6} {cpu:>11.1f} "
-                     f"{max(r['max_rss_mb'] for r in runs):>10.0f} {gc_ms:>10.1f} "
+                     f"{main:>8.1f} "
+                     f"{max(r['max_rss_mb'] for r in runs):>10.0f} "
+                     f"{max(r.get('children_max_rss_mb', 0.0) for r in runs):>10.0f} {gc_ms:>10.1f} "
                      f"{runs[-1].get('gc_full', 0):>8}")
-    lines.append(f"memory of the crawl process (last round), sampled every {sample_every} pages:")
+    lines.append(f"memory of the crawl process (+ its worker processes), last round, sampled every "
+                 f"{sample_every} pages:")
     for mode, runs in results.items():
         samples = runs[-1]["samples"]
         shown = samples[::max(1, len(samples) // 10)]
         shown += samples[-1:] if shown[-1] is not samples[-1] else []
-        rss = ", ".join(f"{s['pages']}:{s['rss_mb']:.0f}" for s in shown)
+        rss = ", ".join(f"{s['pages']}:{s['rss_mb']:.0f}"
+                        + (f"+{s['children_rss_mb']:.0f}" if s.get("children_rss_mb") else "")
+                        for s in shown)
         blocks = _blocks(runs[-1], sample_every)
         cost = (f"; CPU ms/page first {sample_every} pages {blocks[0]:.1f}, last {blocks[1]:.1f}"
                 if blocks else "")

@@ -33,10 +33,55 @@ SITE_PAGE = re.compile(r"/p\d+\.html$")
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 
-def rss_mb() -> float:
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def rss_mb(pid: str = "self") -> float:
     """Resident memory now, in MB (the kernel's count, not the peak)."""
-    with open("/proc/self/statm") as f:
+    with open(f"/proc/{pid}/statm") as f:
         return int(f.read().split()[1]) * _PAGE_SIZE / 1e6
+
+
+def children() -> list[str]:
+    """The pids of this process's live children: the plugin's worker processes among them."""
+    pids: list[str] = []
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/children") as f:
+                pids += f.read().split()
+        except OSError:  # the thread ended meanwhile
+            pass
+    return pids
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and its children, live or ended (``DECLUTTER_PROCESSES``).
+
+    Ended children count once waited for (the worker pools join theirs at
+    close); live ones are read from /proc, so that a worker's start-up,
+    before the first response, is left out like the crawl's own.
+    """
+    ended = resource.getrusage(resource.RUSAGE_CHILDREN)
+    live = 0.0
+    for pid in children():
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:  # it ended meanwhile
+            continue
+        live += (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime
+    return time.process_time() + ended.ru_utime + ended.ru_stime + live
+
+
+def children_rss_mb() -> float:
+    """Resident memory of the live children now, in MB (the worker processes')."""
+    total = 0.0
+    for pid in children():
+        try:
+            total += rss_mb(pid)
+        except OSError:  # it ended meanwhile
+            pass
+    return total
 
 
 class GCTimer:
@@ -89,7 +134,8 @@ class BenchSpider(scrapy.Spider):
 
     def response_received(self, response: Any, request: Any, spider: Any) -> None:
         if self.start_cpu is None:
-            self.start_cpu, self.start_wall = time.process_time(), time.perf_counter()
+            self.start_cpu, self.start_wall = cpu_seconds(), time.perf_counter()
+            self.main_cpu = time.process_time()
             self.gc.reset()
             self._sample()
         elif response.status == 200:
@@ -98,8 +144,9 @@ class BenchSpider(scrapy.Spider):
                 self._sample()
 
     def _sample(self) -> None:
-        self.samples.append({"pages": self.pages, "cpu": time.process_time(),
-                             "wall": time.perf_counter(), "rss_mb": rss_mb()})
+        self.samples.append({"pages": self.pages, "cpu": cpu_seconds(),
+                             "wall": time.perf_counter(), "rss_mb": rss_mb(),
+                             "children_rss_mb": children_rss_mb()})
 
     def engine_stopped(self) -> None:
         self._sample()
@@ -109,6 +156,9 @@ class BenchSpider(scrapy.Spider):
             "wall": last["wall"] - first["wall"],
             "cpu": last["cpu"] - first["cpu"],
             "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3,
+            # The worker processes' peak (the largest), which they report at close.
+            "children_max_rss_mb": self.crawler.stats.get_value("declutter/workers/max_rss_mb", 0),
+            "main_cpu": time.process_time() - self.main_cpu,
             "gc_cpu": self.gc.seconds,
             "gc_full": self.gc.full,
             "samples": self.samples,

@@ -1,0 +1,200 @@
+"""What runs inside one worker process (``DECLUTTER_PROCESSES``): its analyser, and what it sends back.
+
+The crawl process sends a page as plain values (``WorkerPage``: body, URL,
+Content-Type, the request's options, its ticket number) and gets an
+``Answer`` back: for every page the analysis released, its ticket number and
+its ``PageOutput`` without the Result (the item field values and a
+``PageSummary`` for the stats), plus the log lines and report counts the
+crawl process records. Results never cross the pipe: unpickling one cost
+more than analysing the page (5.2 ms against some 13).
+
+The worker keeps its own ``Analyser`` with its own store connection (SQLite
+and Redis take several writers; a ``memory:`` store is per process, which is
+fine since every page of a site goes to the same worker), so each site's
+warm-up and model live in one process, exactly as in-process. It writes the
+inspection reports (``DECLUTTER_INSPECT_DIR``) itself, since only it has the
+Results. Its log lines, the one INFO line per site at the end of its
+warm-up among them, are caught and sent back, so that they reach Scrapy's log
+through the crawl process's loggers.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import resource
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .analyser import Analyser
+from .handoff import PageOutput
+
+if TYPE_CHECKING:
+    from ..report.files import ReportSampler
+    from ..sitelearning.warmup import Released
+    from .settings import DeclutterOptions
+
+#: A caught log line: the logger's name (None: the crawl's own log), its level, the message.
+LogLine = tuple["str | None", int, str]
+#: The package whose module loggers are caught in a worker.
+_PACKAGE = __name__.split(".")[0]
+#: The logger the worker's analyser writes its per-site lines to: the spider's, back home.
+_CRAWL_LOG = f"{_PACKAGE}.worker.crawl"
+
+
+@dataclass(frozen=True)
+class WorkerPage:
+    """One response to analyse, as plain values (what crosses the pipe)."""
+
+    ticket: int
+    url: str
+    body: bytes
+    content_type: str | None
+    options: DeclutterOptions
+
+
+@dataclass
+class Answer:
+    """What a worker sends back for one call: the outputs it released, and what to record.
+
+    ``error`` is the traceback of an analysis that raised (``error_type`` its
+    exception's name), "" when none did: the crawl process logs and counts it
+    as for an analysis in-process.
+    """
+
+    outputs: list[tuple[int, PageOutput]] = field(default_factory=list)
+    seconds: float = 0.0
+    logs: list[LogLine] = field(default_factory=list)
+    reports_saved: int = 0
+    report_errors: int = 0
+    error: str = ""
+    error_type: str = ""
+
+
+@dataclass(frozen=True)
+class _Key:
+    """What a held page is submitted under in the worker: its ticket number and options."""
+
+    ticket: int
+    options: DeclutterOptions
+
+
+class _Catch(logging.Handler):
+    """Keeps the records of one call, to send them back with its answer."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.lines: list[LogLine] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        name = None if record.name == _CRAWL_LOG else record.name
+        self.lines.append((name, record.levelno, record.getMessage()))
+
+    def take(self) -> list[LogLine]:
+        lines, self.lines = self.lines, []
+        return lines
+
+
+class _Worker:
+    """The state of this worker process: its analyser, report sampler and log catcher."""
+
+    def __init__(self, store: str | None, max_held: int, inspector: ReportSampler | None) -> None:
+        self.catch = _Catch()
+        for name in (_PACKAGE, _CRAWL_LOG):
+            log = logging.getLogger(name)
+            log.setLevel(logging.INFO)
+            log.propagate = False
+            log.addHandler(self.catch)
+        self.analyser = Analyser(store, logging.getLogger(_CRAWL_LOG), max_held=max_held)
+        self.inspector = inspector
+
+    def answer(self, released: list[Released]) -> Answer:
+        answer = Answer()
+        for r in released:
+            answer.outputs.append((r.key.ticket, PageOutput.of(r.result, r.key.options,
+                                                               keep=False)))
+            self.report(r.result, answer)
+        answer.logs = self.catch.take()
+        return answer
+
+    def report(self, result: Any, answer: Answer) -> None:
+        """Save the page's inspection report if sampled; a disk error only warns (back home)."""
+        if self.inspector is None:
+            return
+        try:
+            if self.inspector.save(result) is not None:
+                answer.reports_saved += 1
+        except OSError as e:
+            answer.report_errors += 1
+            answer.logs.append((_CRAWL_LOG, logging.WARNING,
+                                f"scrapy_declutter could not save the report of {result.url}: {e}"))
+
+
+_WORKER: _Worker | None = None
+
+
+def start(store: str | None, max_held: int, inspect_dir: str | None, inspect_sample: float,
+          options: DeclutterOptions) -> tuple[int, list[LogLine]]:
+    """Set this process up for a crawl; its pid, and what it logged (a store it cannot open).
+
+    The crawl's core is built now (the model loaded, the store opened), so
+    that a worker that cannot work fails here, at the crawl's start.
+    """
+    global _WORKER
+    from ..report.files import ReportSampler
+
+    inspector = ReportSampler(inspect_dir, inspect_sample) if inspect_dir else None
+    _WORKER = _Worker(store, max_held, inspector)
+    _WORKER.analyser.core(options)
+    return os.getpid(), _WORKER.catch.take()
+
+
+def submit(page: WorkerPage) -> Answer:
+    """Analyse one page through its site's warm-up; the outputs it releases."""
+    from scrapy.http import HtmlResponse  # the crawl process's decoding and parsing, exactly
+
+    worker = _started()
+    begin = time.thread_time()
+    try:
+        headers = {"Content-Type": page.content_type} if page.content_type else None
+        response = HtmlResponse(page.url, body=page.body, headers=headers)
+        analyser = worker.analyser
+        parsed = analyser.page_of_response(page.body, page.content_type,
+                                           lambda: response.selector.root,
+                                           lambda: response.text, page.url, page.options)
+        released = analyser.submit(parsed, page.options, _Key(page.ticket, page.options))
+    except Exception as e:  # logged and counted back home; the page's items go on
+        return Answer(seconds=time.thread_time() - begin, logs=worker.catch.take(),
+                      error=traceback.format_exc(), error_type=type(e).__name__)
+    # Fields are built here, with the Result; counted in the page's CPU time.
+    answer = worker.answer(released)
+    answer.seconds = time.thread_time() - begin
+    return answer
+
+
+def release() -> Answer:
+    """End every site's warm-up (the crawl is idle or closing): the held pages' outputs."""
+    worker = _started()
+    begin = time.thread_time()
+    answer = worker.answer(worker.analyser.release())
+    answer.seconds = time.thread_time() - begin
+    return answer
+
+
+def close() -> tuple[list[LogLine], float]:
+    """Write the site models' pending increments and close the store.
+
+    What was logged, and this process's peak resident memory in MB: a
+    crawl's memory is the crawl process's and its workers'.
+    """
+    worker = _started()
+    worker.analyser.close()
+    return worker.catch.take(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
+
+
+def _started() -> _Worker:
+    if _WORKER is None:
+        raise RuntimeError("this worker process was not started for a crawl")
+    return _WORKER

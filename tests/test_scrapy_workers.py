@@ -1,0 +1,112 @@
+"""Worker processes (``DECLUTTER_PROCESSES``) in real crawls: the same items as in-process.
+
+The analysis moves to another process; nothing a crawl produces may change:
+the items and their fields, a site's warm-up whatever order its pages
+arrive in, the per-site INFO line in Scrapy's log. A worker killed mid-crawl
+loses no item: the pages it held go on with empty fields, once counted as
+an error, and the rest of the crawl is analysed in-process.
+"""
+
+from __future__ import annotations
+
+import json
+
+from test_scrapy_crawl import CONTENT, crawl, feed, read_jsonl, site_url  # noqa: F401 (fixture)
+from test_scrapy_warmup import PAGES, orders
+
+from scrapy_declutter.integration.converters import processes
+from scrapy_declutter.integration.workers import Workers
+from scrapy_declutter.integration.settings import DeclutterOptions
+
+
+def test_items_from_a_worker_process_are_identical_to_in_process(site_url, tmp_path):
+    specs = [{"args": {"start_url": f"{site_url}/index.html"},
+              "settings": {**feed(tmp_path / f"items{n}.jsonl"), "DECLUTTER_PROCESSES": n,
+                           "DECLUTTER_BLOCKS_FIELD": "blocks", "DECLUTTER_TITLE_FIELD": "page_title",
+                           "DECLUTTER_INSPECT_DIR": str(tmp_path / f"reports{n}"),
+                           "DECLUTTER_INSPECT_SAMPLE": 1.0}}
+             for n in (0, 1)]
+    (inline, worker), log = crawl(tmp_path, *specs)
+    in_process, in_worker = (read_jsonl(tmp_path / f"items{n}.jsonl") for n in (0, 1))
+    assert in_worker == in_process
+    for path, phrase in CONTENT.items():
+        assert phrase in in_worker[path]["clean_text"]
+    for key in ("declutter/pages", "declutter/blocks", "declutter/content_blocks",
+                "declutter/items", "declutter/sites", "declutter/site_learning/pages",
+                "declutter/warmup/held_pages", "declutter/inspect/saved"):
+        assert worker[key] == inline[key], key
+    assert "declutter/errors" not in worker
+    # The reports were written by the worker, one per analysed page, as in-process.
+    reports = sorted(p.name for p in (tmp_path / "reports1").iterdir())
+    assert reports == sorted(p.name for p in (tmp_path / "reports0").iterdir())
+    assert len(reports) == inline["declutter/inspect/saved"] > 0
+
+
+def test_a_warm_up_in_a_worker_gives_identical_items_in_any_order(site_url, tmp_path):
+    runs = [(o, n) for o in orders(3) for n in (1,)] + [(orders(1)[0], 0)]
+    specs = [{"spider": "ChainSpider", "args": {"start_url": site_url, "paths": json.dumps(o)},
+              "settings": {**feed(tmp_path / f"items{i}.jsonl"), "DECLUTTER_PROCESSES": n}}
+             for i, (o, n) in enumerate(runs)]
+    stats, log = crawl(tmp_path, *specs)
+    texts = []
+    for i, s in enumerate(stats):
+        items = read_jsonl(tmp_path / f"items{i}.jsonl")
+        assert set(items) == set(PAGES)
+        assert s["declutter/warmup/held_pages"] == s["declutter/warmup/items_sent"] == len(PAGES)
+        texts.append({path: item["clean_text"] for path, item in items.items()})
+    assert all(t == texts[-1] for t in texts)  # the last crawl is the in-process one
+    # The worker's INFO line reaches Scrapy's log through the spider's logger, once per crawl.
+    assert log.count("[chain] INFO: site 127.0.0.1: warm-up done on 5 pages") == len(specs)
+
+
+def test_a_killed_worker_loses_no_item(site_url, tmp_path):
+    order = orders(1)[0]
+    spec = {"spider": "KillWorkerSpider",
+            "args": {"start_url": site_url, "paths": json.dumps(order), "kill_at": "2"},
+            "settings": {**feed(tmp_path / "items.jsonl"), "DECLUTTER_PROCESSES": 1}}
+    [stats], log = crawl(tmp_path, spec)
+    lines = (tmp_path / "items.jsonl").read_text().splitlines()
+    items = read_jsonl(tmp_path / "items.jsonl")
+    assert len(lines) == len(PAGES) and set(items) == set(PAGES)  # every item, once
+    # Pages 0-2 were held in the worker's warm-up when it was killed, page 3 was sent to it:
+    # empty fields. Page 4 was analysed in the crawl process.
+    assert [items[p]["clean_text"] for p in order[:4]] == [None] * 4
+    assert items[order[4]]["clean_text"]
+    assert stats["declutter/errors"] == stats["declutter/errors/worker_lost"] == 1
+    assert stats["declutter/workers/lost_pages"] == 4
+    assert log.count("worker process 0 stopped") == 1
+
+
+def test_a_worker_that_cannot_start_stops_the_crawl_at_start(site_url, tmp_path):
+    # As in a frozen or moved install: no interpreter where the workers are started from.
+    spec = {"args": {"start_url": f"{site_url}/index.html"},
+            "worker_python": str(tmp_path / "no-such-python"),
+            "settings": {**feed(tmp_path / "items.jsonl"), "DECLUTTER_PROCESSES": 1}}
+    [stats], log = crawl(tmp_path, spec)
+    assert stats["finish_reason"] == "declutter_setup_error", log[-3000:]
+    assert log.count("worker process (DECLUTTER_PROCESSES=1) could not start") == 1
+    assert "downloader/request_count" not in stats
+
+
+def test_pages_of_a_site_go_to_one_worker_whatever_the_process():
+    workers = Workers(3, None, DeclutterOptions(), 64)
+    workers.pools = [object()] * 3  # type: ignore[list-item] - only ``of`` is asked
+    options = DeclutterOptions()
+    # zlib.crc32 of the site key: the same in every process and run (hash() is salted).
+    assert workers.of("http://example.com/a", options) == workers.of("http://example.com/b/c",
+                                                                     options)
+    seen = {workers.of(f"http://site{i}.example/", options) for i in range(30)}
+    assert seen == {0, 1, 2}
+    assert workers.max_held == 21  # each worker's share of the bound on held pages
+
+
+def test_processes_setting():
+    assert processes("2") == 2 and processes(0) == 0
+    assert processes("auto") in (0, 1)
+    for bad in (-1, "many", True):
+        try:
+            processes(bad)
+        except ValueError as e:
+            assert "auto" in str(e)
+        else:
+            raise AssertionError(bad)
