@@ -12,7 +12,17 @@ thousand a page, most of this loop's time) is its first run of word
 characters, cut out here by the rule ``re`` applies (``Py_UNICODE_ISALNUM``
 or ``_``). The counts are the reference's, which a test holds on every
 bundled page.
+
+A word is looked up where it lies in the lower-cased text, not cut out as a
+string and hashed by Python (an allocation, SipHash and a free for each of
+the page's thousands of words): ``_StopTable`` holds the stop list's words
+as code points in an open-addressing table hashed by FNV-1a, made once per
+stop list, and a hit compares the code points one by one, as ``==`` of two
+strings does.
 """
+
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport free, malloc
 
 from scrapy_declutter._chars cimport alnum, word
 
@@ -21,6 +31,98 @@ cdef extern from "Python.h":
     int PyUnicode_KIND(object text)
     const void* PyUnicode_DATA(object text)
     Py_UCS4 PyUnicode_READ(int kind, const void* data, Py_ssize_t index) nogil
+
+
+cdef inline uint64_t _fnv(int kind, const void* data, Py_ssize_t i, Py_ssize_t j) noexcept:
+    """FNV-1a of the code points ``i`` to ``j`` of a string's data."""
+    cdef uint64_t h = 14695981039346656037ULL
+    while i < j:
+        h = (h ^ <uint64_t>PyUnicode_READ(kind, data, i)) * 1099511628211ULL
+        i += 1
+    return h
+
+
+cdef class _StopTable:
+    """A stop list as a table of code points: ``has`` is ``text[i:j] in stops``."""
+
+    cdef object stops  # the frozenset, kept alive: the table is found by its id
+    cdef Py_UCS4* chars
+    cdef Py_ssize_t* start  # a slot's word in ``chars``; -1: empty slot
+    cdef Py_ssize_t* length
+    cdef uint64_t* hashes
+    cdef Py_ssize_t mask
+
+    def __cinit__(self, frozenset stops):
+        cdef Py_ssize_t size = 16, total = 0, at = 0, slot, k, m
+        cdef uint64_t h
+        cdef str w
+        self.stops = stops
+        words = list(stops)
+        if not all(type(w) is str for w in words):
+            raise TypeError("a stop list holds plain strings")
+        while size < 2 * len(words) + 2:
+            size *= 2
+        self.mask = size - 1
+        for w in words:
+            total += len(w)
+        self.chars = <Py_UCS4*>malloc((total + 1) * sizeof(Py_UCS4))
+        self.start = <Py_ssize_t*>malloc(size * sizeof(Py_ssize_t))
+        self.length = <Py_ssize_t*>malloc(size * sizeof(Py_ssize_t))
+        self.hashes = <uint64_t*>malloc(size * sizeof(uint64_t))
+        if not (self.chars and self.start and self.length and self.hashes):
+            raise MemoryError()
+        for slot in range(size):
+            self.start[slot] = -1
+        for w in words:
+            m = len(w)
+            h = _fnv(PyUnicode_KIND(w), PyUnicode_DATA(w), 0, m)
+            slot = <Py_ssize_t>(h & <uint64_t>self.mask)
+            while self.start[slot] >= 0:
+                slot = (slot + 1) & self.mask
+            self.start[slot], self.length[slot], self.hashes[slot] = at, m, h
+            for k in range(m):
+                self.chars[at + k] = w[k]
+            at += m
+
+    def __dealloc__(self):
+        free(self.chars)
+        free(self.start)
+        free(self.length)
+        free(self.hashes)
+
+    cdef bint has(self, int kind, const void* data, Py_ssize_t i, Py_ssize_t j) noexcept:
+        cdef uint64_t h = _fnv(kind, data, i, j)
+        cdef Py_ssize_t slot = <Py_ssize_t>(h & <uint64_t>self.mask), k, m = j - i
+        cdef const Py_UCS4* w
+        while self.start[slot] >= 0:
+            if self.hashes[slot] == h and self.length[slot] == m:
+                w = self.chars + self.start[slot]
+                k = 0
+                while k < m and w[k] == PyUnicode_READ(kind, data, i + k):
+                    k += 1
+                if k == m:
+                    return True
+            slot = (slot + 1) & self.mask
+        return False
+
+
+#: The table of each stop list met so far, by the frozenset's id (the table keeps it alive).
+_tables = {}
+
+
+cdef _StopTable _table(frozenset stops):
+    """The table of ``stops``; None when it holds anything but plain strings (whose
+    equality the table cannot stand in for): then words are looked up in ``stops``."""
+    cdef _StopTable table = _tables.get(id(stops))
+    if table is None or table.stops is not stops:
+        if len(_tables) > 64:  # stop lists are few; a caller making new sets must not grow this
+            _tables.clear()
+        try:
+            table = _StopTable(stops)
+        except TypeError:
+            return None
+        _tables[id(stops)] = table
+    return table
 
 
 def stopword_counts(list texts, frozenset stops):
@@ -33,6 +135,7 @@ def stopword_counts(list texts, frozenset stops):
     cdef Py_UCS4 c
     cdef int kind
     cdef const void* data
+    cdef _StopTable table = _table(stops)
     for text in texts:
         low = text.lower()
         m, kind, data = len(low), PyUnicode_KIND(low), PyUnicode_DATA(low)
@@ -52,7 +155,8 @@ def stopword_counts(list texts, frozenset stops):
                 if all_alnum and not alnum(c):
                     all_alnum = False
                 i += 1
-            if low[start:i] in stops:
+            if (table.has(kind, data, start, i) if table is not None
+                    else low[start:i] in stops):
                 bare += 1
                 n += 1
             elif not all_alnum:
@@ -63,7 +167,8 @@ def stopword_counts(list texts, frozenset stops):
                 k = j
                 while k < i and word(PyUnicode_READ(kind, data, k)):
                     k += 1
-                if k > j and low[j:k] in stops:
+                if k > j and (table.has(kind, data, j, k) if table is not None
+                              else low[j:k] in stops):
                     n += 1
         out.append((bare, n))
     return out

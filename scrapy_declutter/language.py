@@ -210,12 +210,12 @@ class StopwordLanguageGuesser:
         hits = [0] * len(self.codes)
         index = self.index
         cap = self.max_count
-        for w, c in counts.items():
-            ids = index.get(w)
-            if ids:
-                c = min(c, cap)
-                for i in ids:
-                    hits[i] += c
+        # Only the words that are some language's stop word (a set intersection in C):
+        # the sums do not depend on the order they are added in.
+        for w in counts.keys() & index.keys():
+            c = min(counts[w], cap)
+            for i in index[w]:
+                hits[i] += c
         return {code: h for code, h in zip(self.codes, hits) if h}, n
 
     def guess(self, words: Iterable[str]) -> str | None:

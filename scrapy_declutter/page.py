@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from urllib.parse import urlsplit
 
@@ -159,7 +160,8 @@ class Page:
         # Declared, else guessed from the blocks' stop words, else English:
         # stop-word features in the wrong language mislead every step. Counted
         # here, once, for every step that reads them (jusText included).
-        words = (w for b in page.blocks for w in b.text.split())
+        # Chained per block (a word at a time in C), not a generator step per word.
+        words = chain.from_iterable(b.text.split() for b in page.blocks)
         page.language = page_language(declared, words)
         stops = stoplist(page.language)
         if stops:

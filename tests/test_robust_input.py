@@ -11,7 +11,7 @@ from parsel import Selector
 
 from scrapy_declutter import Page, UnknownExtractorError, extract
 from scrapy_declutter.limits import Limits, reason_kind
-from scrapy_declutter.sniff import decode_html, sniff_binary
+from scrapy_declutter.sniff import MAX_CONTROL_RATIO, SNIFF_BYTES, decode_html, sniff_binary, sniff_text
 
 URL = "https://example.com/page"
 LONG = "This paragraph has plenty of ordinary words so that any extractor keeps it as content. " * 3
@@ -60,6 +60,18 @@ def test_unknown_binary_is_refused_by_its_control_bytes():
 
 def test_binary_already_decoded_to_text_is_refused_too():
     assert_passed_through(extract(PNG.decode("latin-1"), URL), "binary")
+
+
+@pytest.mark.parametrize("filler", ["x", "\u00e9", "\u4e2d", "\U0001f600", "\ud800"])
+def test_decoded_text_is_binary_by_its_share_of_control_characters(filler):
+    # Counted in the head's UTF-8 bytes: other characters, wide or a lone surrogate, add none.
+    limit = int(MAX_CONTROL_RATIO * SNIFF_BYTES)
+    for control, binary in ((limit, False), (limit + 1, True)):
+        head = "\x01\x1f" * (control // 2) + "\x02" * (control % 2)
+        text = head + filler * (SNIFF_BYTES - len(head)) + "\x01" * 500  # past the head: not read
+        assert sniff_text(text).startswith("binary:") is binary, (filler, control)
+        if binary:
+            assert f"{control} control characters" in sniff_text(text)
 
 
 def test_html_with_nul_bytes_is_text_and_the_nuls_vanish():

@@ -46,3 +46,20 @@ def test_bundled_pages_count_as_the_reference_counts(path):
     stops = language.stoplist(page.language)
     texts = [b.text for b in page.blocks]
     assert COMPILED.stopword_counts(texts, stops) == _reference(texts, stops)
+
+
+def test_stop_words_are_found_by_code_points_as_string_equality_finds_them():
+    """The compiled table (FNV-1a over code points, open addressing) answers ``in stops``:
+    words that collide in its slots, differ in one code point or in length, wide
+    characters, and sets holding more than plain strings (looked up in the set)."""
+    words = [f"w{i}" for i in range(300)] + ["é", "\U0001f600x", "ab", "abc", "a"]
+    stops = frozenset(words)
+    texts = [" ".join(words), "w3 w30 w300 w3000 ab abc abcd b é e \U0001f600x \U0001f600",
+             "W1, (w2) w299. x-w5", ""]
+    got = language.page_stopword_counts(texts, stops)
+    assert got == _reference(texts, stops)
+    assert got[0] == (len(words), len(words)) and got[1][0] == 6
+    class Word(str):
+        pass
+    odd = frozenset([Word("the"), b"of", "a"])
+    assert COMPILED.stopword_counts(["the of a b"], odd) == [(2, 2)] == _reference(["the of a b"], odd)

@@ -19,13 +19,17 @@ widened to double compares with a double threshold exactly as NumPy's
 float64 copy of it does) or as float64 (the page-type vector).
 
 The block features' rows (float32, almost never a missing value) take
-``leaf_values_f32``: each node packed in 16 bytes (``Node``: feature,
-threshold, both children), so a step down is one load of a node and one of
-the row's value, and the comparison is float32 against float32: the
-threshold is stored as the largest float32 not above it, which a float32
-value exceeds exactly when it exceeds the float64 threshold (the next
-float32 up is above the threshold, so "above the stored one" is "at least
-the next one"). A page whose rows hold a NaN is left to ``leaf_values``.
+``leaf_values_f32``: each tree laid out complete to the walk's depth
+(``trees._CArrays.perfect``), node ``k``'s children at ``2k + 1`` and
+``2k + 2``, so a step down is computed, not loaded: one load of the node
+(feature and threshold, 8 bytes), one of the row's value, and ``2k + 1 +
+went-right``. A leaf above the bottom stands in for the subtree under it
+with splits that always go left (threshold +inf) down to copies of its
+value. The comparison is float32 against float32: the threshold is stored
+as the largest float32 not above it, which a float32 value exceeds exactly
+when it exceeds the float64 threshold (the next float32 up is above the
+threshold, so "above the stored one" is "at least the next one"). A page
+whose rows hold a NaN is left to ``leaf_values``.
 """
 
 DEF LANES = 16
@@ -38,7 +42,6 @@ ctypedef fused real:
 cdef struct Node:
     int feature
     float threshold
-    int child[2]
 
 
 def leaf_values(const real[:, ::1] X, const int[::1] feature, const double[::1] threshold,
@@ -70,21 +73,26 @@ def leaf_values(const real[:, ::1] X, const int[::1] feature, const double[::1] 
                     out[start + k, t] = value[nodes[k]]
 
 
-def leaf_values_f32(const float[:, ::1] X, const int[:, ::1] nodes, const double[::1] value,
-                    const int[::1] roots, int depth, double[:, ::1] out):
-    """``leaf_values`` for float32 rows without a missing value, over nodes packed as
-    ``trees._CArrays.nodes`` packs them (4 int32 each: feature, the float32 threshold's
-    bits, left child, right child; a leaf's children are itself and its feature 0).
-    False, with ``out`` untouched, when a row holds a NaN."""
-    cdef Py_ssize_t n = X.shape[0], width_x = X.shape[1], t_count = roots.shape[0]
-    cdef Py_ssize_t i, t, start, k, width
+def leaf_values_f32(const float[:, ::1] X, const int[:, :, ::1] nodes,
+                    const double[:, ::1] values, int depth, double[:, ::1] out):
+    """``leaf_values`` for float32 rows without a missing value, over trees laid out
+    complete as ``trees._CArrays.perfect`` lays them out (trees x ``2**depth - 1``
+    nodes of 2 int32: the feature, the float32 threshold's bits; ``values``: trees x
+    ``2**depth`` leaf values, left to right). False, with ``out`` untouched, when a row
+    holds a NaN."""
+    cdef Py_ssize_t n = X.shape[0], width_x = X.shape[1], t_count = nodes.shape[0]
+    cdef Py_ssize_t inner = nodes.shape[1], i, t, start, k, width
     cdef int level
-    cdef int at[LANES]
+    cdef Py_ssize_t at[LANES]
     cdef const float* row[LANES]
+    cdef const Node* tree
     cdef const Node* node
-    cdef const Node* tree = <const Node*>&nodes[0, 0] if nodes.shape[0] else NULL
+    cdef const double* leaf
     cdef const float* base = &X[0, 0] if n and width_x else NULL
     cdef bint nan = False
+    if t_count and (inner != (1 << depth) - 1 or values.shape[1] != inner + 1
+                    or values.shape[0] != t_count or nodes.shape[2] != 2):
+        raise ValueError("the nodes are not complete trees of the depth given")
     with nogil:
         for i in range(n * width_x):
             if base[i] != base[i]:
@@ -98,12 +106,20 @@ def leaf_values_f32(const float[:, ::1] X, const int[:, ::1] nodes, const double
                 for k in range(width):
                     row[k] = base + (start + k) * width_x
                 for t in range(t_count):
+                    tree = <const Node*>&nodes[t, 0, 0]
+                    for k in range(LANES):
+                        at[k] = 0
+                    if width == LANES:  # a constant bound: the lanes unrolled, no test each
+                        for level in range(depth):
+                            for k in range(LANES):
+                                node = tree + at[k]
+                                at[k] = 2 * at[k] + 1 + (row[k][node.feature] > node.threshold)
+                    else:
+                        for level in range(depth):
+                            for k in range(width):
+                                node = tree + at[k]
+                                at[k] = 2 * at[k] + 1 + (row[k][node.feature] > node.threshold)
+                    leaf = &values[t, 0] - inner
                     for k in range(width):
-                        at[k] = roots[t]
-                    for level in range(depth):
-                        for k in range(width):
-                            node = tree + at[k]
-                            at[k] = node.child[row[k][node.feature] > node.threshold]
-                    for k in range(width):
-                        out[start + k, t] = value[at[k]]
+                        out[start + k, t] = leaf[at[k]]
     return not nan

@@ -29,6 +29,9 @@ try:
 except ImportError:  # built without a C compiler: the NumPy walk below
     _compiled = None
 
+#: Trees up to this deep are laid out complete for the float32 walk (``_CArrays.perfect``:
+#: 2**depth slots a tree); deeper ones take the general walk.
+MAX_PERFECT_DEPTH = 12
 #: The node arrays of an ensemble, as a model file stores them.
 NODE_ARRAYS = ("feature", "threshold", "left", "right", "value", "missing_left")
 
@@ -80,8 +83,8 @@ class TreeEnsemble:
             raise ModelError(f"the trees read feature {c.max_feature}; rows have shape {X.shape}")
         out = np.empty((len(X), self.n_trees))
         depth = max(self.depth, 1)
-        if X.dtype == np.float32 and _compiled.leaf_values_f32(X, c.nodes, c.value, c.roots,
-                                                               depth, out):
+        if (X.dtype == np.float32 and c.perfect is not None
+                and _compiled.leaf_values_f32(X, c.perfect, c.perfect_value, depth, out)):
             return out
         _compiled.leaf_values(X, c.feature, c.threshold, c.children, c.missing_right,
                               c.value, c.roots, depth, out)
@@ -169,9 +172,14 @@ class _CArrays(NamedTuple):
     #: The lowest and highest feature a split (not a leaf) reads.
     min_feature: int
     max_feature: int
-    #: (nodes x 4) int32, ``_trees.Node`` for float32 rows: the feature (0 for a leaf),
-    #: the bits of the largest float32 not above the threshold, the left and right child.
-    nodes: np.ndarray
+    #: The trees laid out complete to the walk's depth for float32 rows (``_trees.Node``):
+    #: (trees x ``2**depth - 1`` x 2) int32, the feature (0 under a leaf) and the bits of
+    #: the largest float32 not above the threshold (+inf under a leaf: always left), node
+    #: ``k``'s children at ``2k + 1`` and ``2k + 2``; None for trees deeper than
+    #: ``MAX_PERFECT_DEPTH``.
+    perfect: np.ndarray | None
+    #: (trees x ``2**depth``) the value reached at each bottom slot of ``perfect``.
+    perfect_value: np.ndarray | None
 
     @classmethod
     def of(cls, t: TreeEnsemble) -> "_CArrays":
@@ -189,16 +197,27 @@ class _CArrays(NamedTuple):
         # Rounded up: step down to the float32 just below (x > that <=> x > threshold).
         up = below.astype(np.float64) > threshold
         below[up] = np.nextafter(below[up], np.float32(-np.inf))
-        packed = np.empty((len(t.feature), 4), dtype=np.int32)
-        packed[:, 0] = np.where(is_split, t.feature, 0)
-        packed[:, 1] = below.view(np.int32)
-        packed[:, 2], packed[:, 3] = t.left, t.right
+        perfect = perfect_value = None
+        depth = max(t.depth, 1)
+        if depth <= MAX_PERFECT_DEPTH:
+            # Level by level, the node each slot holds: a leaf's children are itself, so
+            # under a leaf every slot holds it (and its +inf threshold sends rows left).
+            at = np.asarray(t.roots, dtype=np.intp)[:, None]
+            slots = []
+            for _ in range(depth):
+                slots.append(at)
+                at = np.stack([t.left[at], t.right[at]], axis=-1).reshape(len(at), -1)
+            inner = np.concatenate(slots, axis=1)
+            perfect = np.empty((*inner.shape, 2), dtype=np.int32)
+            perfect[..., 0] = np.where(is_split, t.feature, 0)[inner]
+            perfect[..., 1] = np.where(is_split, below, np.float32(np.inf)).view(np.int32)[inner]
+            perfect_value = np.ascontiguousarray(np.asarray(t.value, dtype=np.float64)[at])
         return cls(
             index(t.feature), np.ascontiguousarray(threshold), children,
             (~np.asarray(t.missing_left, dtype=np.bool_)).view(np.uint8),
             np.ascontiguousarray(t.value, dtype=np.float64), index(t.roots),
             int(split.min()) if len(split) else 0, int(split.max()) if len(split) else -1,
-            packed,
+            perfect, perfect_value,
         )
 
 
