@@ -281,3 +281,45 @@ def test_a_collapsed_page_is_cut_again_where_its_probabilities_expect_the_conten
     size = {f: len(extract(html, url, extractor=f'default(favor="{f}", fallback=true)').text.split())
             for f in FAVORS}
     assert size["precision"] <= size["balanced"] <= size["recall"]
+
+
+def test_a_page_of_a_few_words_keeps_them_all():
+    from scrapy_declutter.steps.learned.decide import SMALL_PAGE
+
+    page = Page.from_html(b"<html><body><p>abc</p><p>def</p><p>ghi</p></body></html>", "http://t.test/")
+    assert sum(b.words for b in page.blocks) < SMALL_PAGE
+    probs = np.array([0.2, 0.9, 0.05][: len(page.blocks)])
+    assert decide(page.blocks, probs, threshold=0.5).all()
+    longer = Page.from_html(
+        b"<html><body><p>abc</p><p>" + PARAGRAPH.encode() + b"</p></body></html>", "http://t.test/")
+    assert decide(longer.blocks, np.array([0.2, 0.9]), threshold=0.5).tolist() == [False, True]
+
+
+def test_a_product_page_leaves_out_its_review_boxes():
+    from scrapy_declutter.steps.learned.decide import names_reviews
+
+    html = ("<html><body><div class='description'><p>" + PARAGRAPH + "</p></div>"
+            "<div id='reviews'><div class='review-body'><p>I bought two and " + PARAGRAPH
+            + "</p></div></div><div class='preview'><p>Preview: " + PARAGRAPH + "</p></div>"
+            "</body></html>").encode()
+    page = Page.from_html(html, "http://shop.test/p/1")
+    probs = np.full(len(page.blocks), 0.9)
+    assert decide(page.blocks, probs, threshold=0.5, page_type="product").tolist() == [True, False, True]
+    # Not a product page: a review box may be the content (a film review).
+    assert decide(page.blocks, probs, threshold=0.5, page_type="article").all()
+    # A review box is never all a page keeps.
+    only = np.array([0.1, 0.9, 0.1])
+    assert decide(page.blocks, only, threshold=0.5, page_type="product").tolist() == [False, True, False]
+    assert names_reviews("", ("star-rating",)) and names_reviews("customerReviews", ())
+    assert not names_reviews("", ("preview", "operating-hours"))
+
+
+def test_noscript_text_is_left_out_when_the_page_keeps_as_much_elsewhere():
+    copy = "<noscript><div><p>" + PARAGRAPH + "</p></div></noscript>"
+    page = Page.from_html(f"<html><body><div><p>{PARAGRAPH}</p></div>{copy}</body></html>".encode(),
+                          "http://t.test/")
+    assert [b.text == PARAGRAPH for b in page.blocks] == [True, True]
+    assert decide(page.blocks, np.full(2, 0.9), threshold=0.5).tolist() == [True, False]
+    # A page whose text is in <noscript> alone keeps it.
+    scripted = Page.from_html(f"<html><body><p>Menu</p>{copy}</body></html>".encode(), "http://t.test/")
+    assert decide(scripted.blocks, np.full(len(scripted.blocks), 0.9), threshold=0.5).all()

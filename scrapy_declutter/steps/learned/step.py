@@ -111,7 +111,7 @@ class LearnedClassifier(Step):
             page.blocks, probs, threshold=threshold,
             smoothing=self._param(model, "smoothing", d.SMOOTHING),
             heading_floor=self._param(model, "heading_floor", d.HEADING_FLOOR),
-            fallback=fallback,
+            fallback=fallback, page_type=page.page_type if types is not None else "",
         )
         # Python bools and floats (``tolist``): one conversion per page, not one per block.
         labels = [CONTENT if k else BOILERPLATE for k in keep.tolist()]
