@@ -56,6 +56,12 @@ class Ancestor(NamedTuple):
     id: str
     classes: tuple[str, ...]
 
+    @property
+    def selector(self) -> str:
+        """``div#main.post``: the element as a CSS selector names it (the inspect report's
+        tag path, and site learning's places, read the same form)."""
+        return self.tag + (f"#{self.id}" if self.id else "") + "".join(f".{c}" for c in self.classes)
+
 
 @dataclass(frozen=True, slots=True)
 class SiteReason:

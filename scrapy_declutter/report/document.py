@@ -91,11 +91,7 @@ def _fmt(v: Any) -> str:
 
 def tag_path(block: "Block") -> str:
     """``html > body > div#main.post > p``: the block's nearest ancestors, CSS-selector style."""
-    parts = []
-    for a in block.ancestors:
-        part = a.tag + (f"#{a.id}" if a.id else "") + "".join(f".{c}" for c in a.classes)
-        parts.append(part)
-    return " > ".join(parts)
+    return " > ".join(a.selector for a in block.ancestors)
 
 
 def _features(block: "Block") -> str:

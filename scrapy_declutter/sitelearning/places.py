@@ -56,12 +56,12 @@ def describe(a: Ancestor) -> str:
     """``tag#id.class.class`` of one element, normalised (``div#post-0.entry``)."""
     if not a.id and not a.classes:  # most blocks' own element (p, li, td): no lookup
         return a.tag
-    return _named(a.tag, a.id, a.classes)
+    return _named(a)
 
 
 @functools.lru_cache(maxsize=4096)
-def _named(tag: str, ident: str, classes: tuple[str, ...]) -> str:
-    return normalise(f"{tag}#{ident}.{'.'.join(classes)}".replace("#.", ".").rstrip("#."))
+def _named(a: Ancestor) -> str:
+    return normalise(a.selector)
 
 
 class Places:
