@@ -296,7 +296,7 @@ def test_a_page_of_a_few_words_keeps_them_all():
 
 
 def test_a_product_page_leaves_out_its_review_boxes():
-    from scrapy_declutter.steps.learned.decide import names_reviews
+    from scrapy_declutter.steps.learned.leftout import names_reviews
 
     html = ("<html><body><div class='description'><p>" + PARAGRAPH + "</p></div>"
             "<div id='reviews'><div class='review-body'><p>I bought two and " + PARAGRAPH

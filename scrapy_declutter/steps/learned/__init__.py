@@ -4,7 +4,8 @@
 - ``features``: the feature matrix of a page's blocks, one named column each
   (``text``: the columns read from the blocks' text).
 - ``model``: the tree ensemble evaluated with NumPy and its ``.npz`` model file.
-- ``decide``: page-level rules that turn block probabilities into labels.
+- ``decide``: page-level rules that turn block probabilities into labels
+  (``leftout``: the kept text the markup says is not the page's).
 
 Inference needs only NumPy: the model is a data file of tree arrays trained
 offline (``scrapy-declutter train-model``, code in ``scrapy_declutter.lab.training``,

@@ -1,7 +1,7 @@
 """Page-level decisions on top of per-block probabilities.
 
 The classifier scores blocks one at a time (with their neighbours'
-features); the text a reader wants is a run of blocks. Three small rules turn
+features); the text a reader wants is a run of blocks. A few small rules turn
 probabilities into labels:
 
 - smoothing: a block's probability is mixed with its neighbours' (a lone
@@ -12,49 +12,54 @@ probabilities into labels:
 - never empty: a page where nothing passes keeps its most probable block,
   because an empty prediction scores zero against any non-empty reference;
 - collapse fallback: a page whose cut keeps a sliver of what its
-  probabilities expect is cut again lower (``fill_cut``);
+  probabilities expect is cut again lower (``fill_cut``), by default on
+  every page the page-type classifier does not call an article
+  (``FALLBACK_TYPES``);
 - small pages: a page of a few words keeps them all (``SMALL_PAGE``);
-- noscript: a page's ``<noscript>`` text is left out when what it keeps
-  elsewhere is as long (``_without_noscript``);
-- reviews: a page the page-type classifier calls a product leaves out what
-  sits in a box of customer reviews (``in_review_box``).
+- left out: what the markup says a reader is not shown as the page's text
+  (``<noscript>`` copies, reviews on product pages, responsive copies, form
+  controls: ``leftout``).
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
 
-from ...blocks import HEADING_TAGS, Block, name_tokens
-from .comments import PAGE_TAGS
+from ...blocks import HEADING_TAGS, Block
+from .leftout import left_out
 
 #: Probability at or above which a block is content.
 THRESHOLD = 0.5
 #: Share of a block's smoothed probability taken from the mean of its two neighbours.
 SMOOTHING = 0.0
-#: A heading right before kept content is kept when its probability reaches this.
-HEADING_FLOOR = 0.15
+#: A heading right before kept content is kept when its probability reaches this. Out of fold
+#: on the six training sets (nested over the 5 domain folds; 0.15-0.5 tried, four folds chose
+#: 0.3, one 0.35), 0.3 against the 0.15 before: precision up on every text set (Readability
+#: +0.0011, L3S-GN1 +0.0008), trafilatura-eval's without-rate +0.0024 (with-rate -0.0010),
+#: F1 +0.0006 on Readability, within 0.0001 elsewhere (353 pages changed, 211 up, 139 down).
+HEADING_FLOOR = 0.3
 #: A page has collapsed when what passes its cut holds under this share of the words its
 #: probabilities expect to be content (the sum over its blocks of P(content) x words) ...
 COLLAPSE_EXPECTED = 0.4
 #: ... and under this share of all its words.
 COLLAPSE_PAGE = 0.1
-#: Whether the learned step falls back on collapsed pages unless told (``fallback=``). Off:
-#: out of fold it raised WCXB-dev F1 0.853 -> 0.858 but took precision 0.862 -> 0.858, under
-#: the 0.86 the default promises (results.md, "The collapse fallback").
-FALLBACK = False
+#: Page types (``page.page_type``) on which the learned step falls back on a collapsed page
+#: unless told (``fallback=``): all but articles. On every page, out of fold it raised
+#: WCXB-dev F1 0.853 -> 0.858 but took precision 0.862 -> 0.858 (results.md, "The collapse
+#: fallback"), and L3S-GN1's and CleanEval's precision, all on pages called articles (a
+#: short story on a long page looks collapsed: 10 pages of the six sets changed, 5 down).
+#: On the other types the pages that collapse are product grids, listings and forum
+#: threads: WCXB-dev F1 +0.005 (listing +0.034, collection +0.026, product +0.014) for
+#: precision -0.002 and CleanEval's -0.0004 (25 pages changed, 21 up), no set's F1 down.
+FALLBACK_TYPES = frozenset({"collection", "documentation", "forum", "listing", "product", "service"})
 #: A page of fewer words than this keeps every block. Such a page (a test page, a stub, an
 #: error message) has no room for chrome, and a reference that is the page itself scores
 #: 0.33-0.67 F1 when a 1-3 word block is cut. Chosen on the out-of-fold probabilities of the
 #: six training sets, nested over the 5 domain folds (5, 10, 20, 30, 50, 100 tried; four
 #: folds chose 10, one 5; from 50 up it costs Readability and CleanEval precision).
 SMALL_PAGE = 10
-#: An id or class name whose token starts with one of these names a box of customer reviews.
-REVIEW_WORDS = ("review", "testimonial", "rating")
-#: ... or ends with one of these (``customerReviews``), unless with one of the last.
-REVIEW_ENDS, NOT_REVIEW_ENDS = ("review", "reviews"), ("preview", "previews")
 
 
 def smooth(probs: np.ndarray, weight: float) -> np.ndarray:
@@ -79,7 +84,7 @@ def decide(
     """Keep (True) or drop each block, from its probability of being content.
 
     ``page_type`` is the page-type classifier's answer (``page.page_type``);
-    on a ``"product"`` page the blocks in review boxes are left out.
+    on a ``"product"`` page the blocks in review boxes are left out (``leftout``).
 
     ``fallback`` is the favour's offset of ``threshold`` from the balanced
     cut (0 for "balanced"); None (the default) turns the collapse fallback off. Whether a
@@ -100,65 +105,7 @@ def decide(
         if collapsed(words, p, at_balanced):
             lower = min(fill_cut(words, p) + fallback, threshold)
             keep = _kept(blocks, p, lower, heading_floor)
-    keep = _without_noscript(blocks, keep, words)
-    if page_type == "product":
-        keep = _without_reviews(blocks, keep)
-    return keep
-
-
-def _without_noscript(blocks: Sequence[Block], keep: np.ndarray, words: np.ndarray) -> np.ndarray:
-    """``keep`` without the kept blocks inside ``<noscript>`` when the kept blocks outside
-    hold at least as many words.
-
-    ``<noscript>`` is what a browser without scripts shows instead of the
-    page's scripted part: a copy of the article (the classifier keeps both,
-    and precision halves), a "JavaScript is disabled" notice, a tracking
-    pixel's markup. When the page's own text already holds the content the
-    copy is never the content; when the page's text is in ``<noscript>``
-    alone (a page rendered by script) it stays. No constant: out of fold on
-    the six sets it changed 15 pages, every one up (WCXB-dev precision
-    +0.0006, L3S-GN1 +0.0004, Readability +0.0003, sites-dev +0.0005).
-    """
-    inside = np.zeros(len(blocks), dtype=bool)
-    for i in np.flatnonzero(keep).tolist():
-        b = blocks[i]
-        inside[i] = b.tag == "noscript" or any(a.tag == "noscript" for a in b.ancestors)
-    if inside.any() and words[keep & ~inside].sum() >= words[inside].sum():
-        return keep & ~inside
-    return keep
-
-
-def _without_reviews(blocks: Sequence[Block], keep: np.ndarray) -> np.ndarray:
-    """``keep`` without the blocks in review boxes, unless that leaves nothing.
-
-    A product page's reference keeps the description and specifications and
-    leaves out customer reviews, which read like them from inside the page
-    (first person, prose, the product's name): the classifier keeps them,
-    and they were half of the product pages' lost precision. Their boxes say
-    what they hold. Only on pages called products: on articles and service
-    pages a "review" box is often the content (a film review, a case study).
-    Out of fold (six sets, nested over the 5 domain folds: four chose it):
-    WCXB-dev product F1 0.554 -> 0.568, precision 0.615 -> 0.640, no other set moved.
-    """
-    drop = np.zeros(len(blocks), dtype=bool)
-    for i in np.flatnonzero(keep).tolist():
-        drop[i] = in_review_box(blocks[i])
-    if not drop.any() or not (keep & ~drop).any():
-        return keep
-    return keep & ~drop
-
-
-def in_review_box(block: Block) -> bool:
-    """Whether one of a block's ancestors below the page-sized ones is named a review box."""
-    return any(a.tag not in PAGE_TAGS and names_reviews(a.id, a.classes) for a in block.ancestors)
-
-
-@lru_cache(maxsize=8192)
-def names_reviews(ident: str, classes: tuple[str, ...]) -> bool:
-    """Whether an id or one of the classes names a box of customer reviews (``reviews``,
-    ``customer-review``, ``customerReviews``, ``star-rating``; not ``preview``)."""
-    return any(t.startswith(REVIEW_WORDS) or (t.endswith(REVIEW_ENDS) and not t.endswith(NOT_REVIEW_ENDS))
-               for name in (ident, *classes) for t in name_tokens(name))
+    return left_out(blocks, keep, words, page_type)
 
 
 def collapsed(words: np.ndarray, probs: np.ndarray, keep: np.ndarray) -> bool:

@@ -53,8 +53,9 @@ class LearnedClassifier(Step):
     out with the label ``comment``. Forum posts are content either way: on a
     forum page they are what the page is for. ``threshold`` overrides the
     cut for every page type. ``fallback=True`` cuts a page again lower when
-    its cut collapses (``decide.collapsed``; off by default, ``decide.FALLBACK``,
-    and never with a ``threshold``: one cut, as asked).
+    its cut collapses (``decide.collapsed``), ``False`` never; by default it does on
+    the page types of ``decide.FALLBACK_TYPES`` (all but articles), and never with a
+    ``threshold``: one cut, as asked.
     """
 
     name = "learned"
@@ -103,15 +104,17 @@ class LearnedClassifier(Step):
             page.page_type = PAGE_TYPES[int(np.argmax(types))]
         favor = self.favor or model.meta.get("favor", "balanced")
         threshold = model.cut(favor, types) if self.threshold is None else self.threshold
+        page_type = page.page_type if types is not None else ""
         fallback = None
-        if self.threshold is None and (d.FALLBACK if self.fallback is None else self.fallback):
+        falls_back = page_type in d.FALLBACK_TYPES if self.fallback is None else self.fallback
+        if self.threshold is None and falls_back:
             # The collapse fallback moves with the favour as the cut does (0 when balanced).
             fallback = threshold - model.cut("balanced", types)
         keep = d.decide(
             page.blocks, probs, threshold=threshold,
             smoothing=self._param(model, "smoothing", d.SMOOTHING),
             heading_floor=self._param(model, "heading_floor", d.HEADING_FLOOR),
-            fallback=fallback, page_type=page.page_type if types is not None else "",
+            fallback=fallback, page_type=page_type,
         )
         # Python bools and floats (``tolist``): one conversion per page, not one per block.
         labels = [CONTENT if k else BOILERPLATE for k in keep.tolist()]

@@ -1,0 +1,99 @@
+"""The rules after the learned step's cut: what the markup says is not the page's text
+(``steps/learned/leftout.py``), and the collapse fallback's default by page type."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+
+from scrapy_declutter import extract
+from scrapy_declutter.blocks import class_tokens
+from scrapy_declutter.lab.metric import word_prf
+from scrapy_declutter.page import Page
+from scrapy_declutter.steps.learned import decide as decide_module
+from scrapy_declutter.steps.learned import leftout
+from scrapy_declutter.steps.learned.decide import decide
+
+from conftest import SAMPLE_DATA
+
+PARAGRAPH = ("The committee met on Tuesday to review the budget, and after a long debate its "
+             "members agreed to fund the new library for another three years.")
+
+
+def _sample(folder: str, file_id: str) -> tuple[bytes, str, str]:
+    html = gzip.decompress((SAMPLE_DATA / folder / f"{file_id}.html.gz").read_bytes())
+    truth = json.loads((SAMPLE_DATA / folder / f"{file_id}.json").read_text(encoding="utf-8"))
+    return html, truth["url"], truth["ground_truth"]["main_content"]
+
+
+def _without(monkeypatch: pytest.MonkeyPatch, rule: str) -> None:
+    """Turn one rule of ``leftout`` off (``left_out`` looks it up at each call)."""
+    monkeypatch.setattr(leftout, rule, lambda blocks, keep, *rest: keep)
+
+
+def _page(body: str) -> Page:
+    return Page.from_html(f"<html><body>{body}</body></html>".encode(), "http://t.test/")
+
+
+def test_a_responsive_copy_keeps_one_copy_and_a_repeated_paragraph_stays():
+    copies = _page(f"<div class='hero-desktop'><p>{PARAGRAPH}</p></div>"
+                   f"<div class='hero-mobile'><p>{PARAGRAPH}</p></div>")
+    assert len(copies.blocks) == 2
+    assert decide(copies.blocks, np.full(2, 0.9), threshold=0.5).tolist() == [True, False]
+    # Only kept copies count: a dropped desktop copy leaves the mobile one alone.
+    assert decide(copies.blocks, np.array([0.1, 0.9]), threshold=0.5).tolist() == [False, True]
+    # When only the first copy is named for a screen, it is the one that goes.
+    first = _page(f"<div class='only-mobile'><p>{PARAGRAPH}</p></div><div><p>{PARAGRAPH}</p></div>")
+    assert decide(first.blocks, np.full(2, 0.9), threshold=0.5).tolist() == [False, True]
+    # The same text with no screen named is on the reader's screen twice: a quoted post.
+    quoted = _page(f"<div class='post'><p>{PARAGRAPH}</p></div>"
+                   f"<div class='post'><blockquote><p>{PARAGRAPH}</p></blockquote></div>")
+    assert decide(quoted.blocks, np.full(2, 0.9), threshold=0.5).all()
+
+
+def test_responsive_copies_of_a_real_page_are_left_out(monkeypatch):
+    html, url, reference = _sample("leftout", "4379")
+    kept = extract(html, url, extractor="learned")
+    _without(monkeypatch, "without_copies")
+    both = extract(html, url, extractor="learned")
+    gone = [b for k, b in zip(kept.blocks, both.blocks) if b.is_content and not k.is_content]
+    assert len(gone) >= 5
+    for block in gone:  # every one left out is a copy of a block still kept ...
+        twin = [b for b in kept.blocks if b.is_content and b.text.lower() == block.text.lower()]
+        assert twin
+        # ... and one of the two runs through an element named for a screen.
+        assert any(class_tokens(a.id, a.classes) & leftout.VIEWPORT_WORDS
+                   for a in block.ancestors + twin[0].ancestors)
+    before, after = word_prf(both.text, reference), word_prf(kept.text, reference)
+    assert before.precision < 0.6 and after.precision > 0.85 and after.f1 > before.f1 + 0.2
+
+
+def test_form_controls_are_left_out_unless_they_are_all_the_page_keeps():
+    page = _page(f"<p>{PARAGRAPH}</p><form><select><option>Afghanistan</option>"
+                 "<option>Albania and the other countries of the list</option></select>"
+                 f"<textarea>&lt;h1&gt;{PARAGRAPH}&lt;/h1&gt;</textarea></form>")
+    tags = [b.tag for b in page.blocks]
+    assert tags[0] == "p" and set(tags[1:]) <= leftout.FORM_CONTROL_TAGS and "textarea" in tags
+    probs = np.full(len(tags), 0.9)
+    assert decide(page.blocks, probs, threshold=0.5).tolist() == [True] + [False] * (len(tags) - 1)
+    only = np.array([0.1] + [0.9] * (len(tags) - 1))
+    assert decide(page.blocks, only, threshold=0.5).tolist() == (only >= 0.5).tolist()
+
+
+def test_the_collapse_fallback_is_on_by_default_for_pages_not_called_articles(monkeypatch):
+    html, url, _ = _sample("collapse", "3016")
+    result = extract(html, url, extractor="learned")
+    assert result.page_type in decide_module.FALLBACK_TYPES and "article" not in decide_module.FALLBACK_TYPES
+
+    def labels(extractor: str) -> list[bool]:
+        return [b.is_content for b in extract(html, url, extractor=extractor).blocks]
+
+    fell_back, plain = labels("learned(fallback=true)"), labels("learned(fallback=false)")
+    assert fell_back != plain
+    assert [b.is_content for b in result.blocks] == fell_back
+    # The default reads the page's type: a type left out of the set cuts once.
+    monkeypatch.setattr(decide_module, "FALLBACK_TYPES", decide_module.FALLBACK_TYPES - {result.page_type})
+    assert labels("learned") == plain
