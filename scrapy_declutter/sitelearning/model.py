@@ -114,6 +114,11 @@ def fingerprint(text: str) -> int:
     return hash_text(normalise(text))
 
 
+def fingerprints(texts: Sequence[str]) -> list[int]:
+    """The fingerprints of a page's block texts, in order."""
+    return [fingerprint(text) for text in texts]
+
+
 @functools.lru_cache(maxsize=FINGERPRINT_CACHE)
 def _cached_fingerprint(text: str) -> int:
     return hash_text(normalise(text))
