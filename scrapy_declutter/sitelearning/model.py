@@ -32,7 +32,9 @@ import json
 import re
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from importlib import import_module
+from types import ModuleType
+from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import ModelFormatError, ModelVersionError
 from .ngram import FORMAT_VERSION as NGRAM_FORMAT_VERSION
@@ -89,11 +91,12 @@ CACHED_CHARS = 256
 FINGERPRINT_CACHE = 1 << 15
 
 
-def normalise(text: str) -> str:
+def python_normalise(text: str) -> str:
     """Block text as fingerprints see it: lower case, URLs, month names and digit runs folded.
 
     A URL becomes ``<url>``, an English month name or abbreviation ``<month>``,
-    a digit run ``0``; spaces are single.
+    a digit run ``0``; spaces are single. The reference of ``_fingerprint.normalise``,
+    and what runs without it.
     """
     text = text.lower()
     if "http" in text or "www." in text:  # what every URL the pattern folds starts with
@@ -107,11 +110,25 @@ def hash_text(text: str) -> int:
     return int.from_bytes(digest, "little") & HASH_MASK
 
 
+def python_fingerprint(text: str) -> int:
+    """The hash of the normalised text: the reference of ``_fingerprint.fingerprint``."""
+    return hash_text(python_normalise(text))
+
+
+try:  # by name, as ``counts`` loads ``_counts``: the import graph sees only .py modules
+    _compiled: ModuleType | None = import_module(f"{__package__}._fingerprint")
+except ImportError:  # built without a compiler: the regular expressions
+    _compiled = None
+#: ``normalise(text)``: ``python_normalise``, in one pass where the package was compiled.
+normalise: Callable[[str], str] = _compiled.normalise if _compiled else python_normalise
+_fingerprint: Callable[[str], int] = _compiled.fingerprint if _compiled else python_fingerprint
+
+
 def fingerprint(text: str) -> int:
     """The 63-bit fingerprint of a block's text."""
     if len(text) <= CACHED_CHARS:
         return _cached_fingerprint(text)
-    return hash_text(normalise(text))
+    return _fingerprint(text)
 
 
 def fingerprints(texts: Sequence[str]) -> list[int]:
@@ -121,7 +138,7 @@ def fingerprints(texts: Sequence[str]) -> list[int]:
 
 @functools.lru_cache(maxsize=FINGERPRINT_CACHE)
 def _cached_fingerprint(text: str) -> int:
-    return hash_text(normalise(text))
+    return _fingerprint(text)
 
 
 def url_hash(url: str) -> int:

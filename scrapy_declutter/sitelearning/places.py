@@ -30,7 +30,7 @@ import re
 from typing import TYPE_CHECKING, Sequence
 
 from ..blocks import Ancestor
-from .model import FINGERPRINT_CACHE, HASH_MASK, hash_text, normalise
+from .model import FINGERPRINT_CACHE, HASH_MASK, fingerprint, hash_text, normalise
 
 if TYPE_CHECKING:
     from ..blocks import Block
@@ -133,7 +133,7 @@ def folded_hash(text: str) -> int:
     # no capital after the first letter, no name: most texts stop at this test, in C
     if len(text) > STRUCTURE_MAX_CHARS or text[1:].islower() or not _NAMES.search(text):
         return 0
-    return hash_text(normalise(_NAMES.sub(r"\1<name>", text)))
+    return fingerprint(_NAMES.sub(r"\1<name>", text))
 
 
 def structure_key(path: str, text: str) -> int:
