@@ -43,7 +43,7 @@ from ..errors import ModelFormatError
 from .counts import Table, counted, merged, pruned
 from .lmindex import Scorer
 from .modelbytes import b64, narrowest, unb64
-from .ngramkeys import MAX_CHARS, codepoints, ngram_keys, valid_mask
+from .ngramkeys import MAX_CHARS, codepoints, ngram_keys, texts_keys, valid_mask
 
 #: The seed's n (LingPipe ``NGRAM_SIZE = 6``).
 DEFAULT_ORDER = 6
@@ -225,11 +225,10 @@ Prepared = dict[str, tuple[np.ndarray, np.ndarray, int]]
 
 
 def prepare(examples: Iterable[tuple[str, str]], order: int) -> Prepared:
-    """Per category, the n-grams of all its texts, counted, and how many texts: one NumPy pass each.
+    """Per category, the n-grams of all its texts, counted, and how many texts: one pass each.
 
-    The texts are joined, and each position keeps only the contexts that do
-    not reach back into the previous text, so the counts equal training each
-    text on its own (LingPipe trains each text as its own sequence).
+    Each text is its own sequence (``ngramkeys.texts_keys``), so the counts
+    equal training each text on its own, as LingPipe does.
     """
     texts: dict[str, list[str]] = {}
     for category, text in examples:
@@ -237,14 +236,8 @@ def prepare(examples: Iterable[tuple[str, str]], order: int) -> Prepared:
             raise ValueError(f"category must be one of {CATEGORIES}, not {category!r}")
         if text:
             texts.setdefault(category, []).append(text[:MAX_CHARS])
-    out: Prepared = {}
-    for category, items in texts.items():
-        lengths = np.fromiter((len(t) for t in items), dtype=np.int64, count=len(items))
-        chars = codepoints("".join(items), max_chars=int(lengths.sum()))
-        keys = ngram_keys(chars, order)
-        offset = np.arange(len(chars)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        out[category] = (*counted(keys[np.arange(order)[:, None] <= offset[None, :]]), len(items))
-    return out
+    return {category: (*counted(texts_keys(items, order)), len(items))
+            for category, items in texts.items()}
 
 
 @dataclass(frozen=True)
