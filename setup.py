@@ -10,6 +10,9 @@
 - ``scrapy_declutter.sitelearning._counts`` counts a page's n-grams and merges
   them into a site's tables; without it ``counts.python_counted`` and
   ``counts.python_merged`` (NumPy) give the same tables.
+- ``scrapy_declutter.sitelearning._fingerprint`` normalises and hashes a block's
+  text in one pass; without it ``model.python_normalise`` and
+  ``model.python_fingerprint`` (three regular expressions) give the same strings and hashes.
 - ``steps.learned._trees`` walks the tree ensembles and ``steps.learned._chains``
   summarises the blocks' ancestor chains, ``steps.learned._scan`` counts the
   tags and notes the attributes the page-type facts read (over lxml's public C
@@ -49,6 +52,8 @@ def extensions() -> list[Extension]:
                   depends=[chars], optional=True),
         Extension("scrapy_declutter.sitelearning._counts",
                   ["scrapy_declutter/sitelearning/_counts.pyx"], optional=True),
+        Extension("scrapy_declutter.sitelearning._fingerprint",
+                  ["scrapy_declutter/sitelearning/_fingerprint.pyx"], optional=True),
         Extension("scrapy_declutter.steps.learned._trees", [f"{learned}/_trees.pyx"], optional=True),
         Extension("scrapy_declutter.steps.learned._chains", [f"{learned}/_chains.pyx"],
                   language="c++", optional=True),

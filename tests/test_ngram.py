@@ -10,7 +10,7 @@ import pytest
 from conftest import require_compiled
 
 from scrapy_declutter.errors import ModelFormatError
-from scrapy_declutter.sitelearning import counts
+from scrapy_declutter.sitelearning import counts, ngramkeys
 from scrapy_declutter.sitelearning.counts import counted, merged, python_counted, python_merged
 from scrapy_declutter.sitelearning.ngram import DISCARD, KEEP, PRUNE_TO, NGramClassifier, NGramLM
 
@@ -265,3 +265,18 @@ def test_stale_scoring_tables_are_let_go_when_training_makes_them_stale():
     again.train("keep", "tiny")
     again.train_many([("keep", "fresh words never seen before in this model " * 60)])
     assert clf.classify("an article about gardens") == again.classify("an article about gardens")
+
+
+def test_compiled_text_keys_are_the_numpy_reference_keys():
+    require_compiled(ngramkeys._compiled, "n-gram keys")
+    rng = np.random.default_rng(3)
+    alphabet = list("ab c\u00e9Σ日\n") + ["\ud800", "\U0001f600"]
+    for trial in range(300):
+        texts = ["".join(rng.choice(alphabet, int(rng.integers(1, 40))))
+                 for _ in range(int(rng.integers(1, 6)))]
+        order = int(rng.integers(1, 8))
+        got, want = ngramkeys.texts_keys(texts, order), ngramkeys.python_texts_keys(texts, order)
+        assert got.dtype == want.dtype == np.uint64, trial
+        assert np.array_equal(np.sort(got), np.sort(want)), (texts, order)
+    # one text of n characters has min(i, order - 1) + 1 keys at position i
+    assert len(ngramkeys.texts_keys(["abcdefgh"], 6)) == 1 + 2 + 3 + 4 + 5 + 6 * 3

@@ -118,3 +118,48 @@ def merged(const uint64_t[::1] keys, const int64_t[::1] counts,
             j += 1
             k += 1
     return out_keys, out_counts
+
+
+#: ``ngramkeys``' FNV-1a offset basis and prime, and its key layout (context hash << 32 | char).
+cdef uint64_t SEED = 0xCBF29CE484222325ULL
+cdef uint64_t PRIME = 0x100000001B3ULL
+cdef uint64_t LOW32 = 0xFFFFFFFFULL
+
+
+def texts_keys(list texts, int order):
+    """``ngramkeys.python_texts_keys`` in one loop: every n-gram key of the texts, each text on
+    its own, without the ``(order, length)`` arrays and the mask the NumPy path builds (the
+    keys come position by position, not order by order: the same keys, counted the same)."""
+    cdef Py_ssize_t total = 0, at = 0, i, k, top
+    cdef str text
+    cdef Py_UCS4 ch
+    cdef uint64_t c, before = 0, h
+    if order < 1:
+        raise ValueError(f"order must be >= 1, not {order}")
+    for text in texts:
+        total += len(text)
+    keys = np.empty(total * order, dtype=np.uint64)
+    cdef uint64_t[::1] out = keys
+    cdef uint64_t *ctx = <uint64_t *>calloc(order, sizeof(uint64_t))  # context hash per length
+    if ctx == NULL:
+        raise MemoryError()
+    try:
+        for text in texts:
+            i = 0
+            for ch in text:
+                c = <uint64_t>ch
+                top = i if i < order - 1 else order - 1
+                k = top
+                while k >= 1:  # the contexts one character longer than at the last position
+                    ctx[k] = (ctx[k - 1] ^ before) * PRIME
+                    k -= 1
+                ctx[0] = SEED
+                for k in range(top + 1):
+                    h = ctx[k]
+                    out[at] = (((h >> 32) ^ (h & LOW32)) << 32) | c
+                    at += 1
+                before = c
+                i += 1
+    finally:
+        free(ctx)
+    return keys[:at]

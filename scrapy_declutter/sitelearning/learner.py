@@ -34,7 +34,7 @@ What trains the classifier: supervised blocks, template blocks (discard),
 and blocks the generic steps decided with confidence (score at least
 ``confident_margin`` past the cut, on the side of their label). Everything is
 decided from the model as it was *before* the page, then the page is learned.
-A page teaches its site every place that holds ``CONTAINER_SHARE`` of the
+A page teaches its site every place that holds ``pagekeys.CONTAINER_SHARE`` of the
 characters the generic steps kept with confidence.
 """
 
@@ -45,9 +45,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..blocks import BOILERPLATE, CONTENT, Block, SiteReason
-from .model import MIN_PAGES, TEMPLATE_SHARE, SiteModel, fingerprint
-from .places import Places, containers, folded_hash, structure_key
+from .model import MIN_PAGES, TEMPLATE_SHARE, SiteModel
 from .ngram import DISCARD, KEEP, prepare
+from .pagekeys import PageKeys, page_keys
+from .places import Places
 
 if TYPE_CHECKING:
     from ..page import Page
@@ -71,9 +72,6 @@ VOTE_TO_CONTENT = True
 VOTE_NEEDS_SUPERVISION = True
 #: Whether structural keys make template (see ``places``).
 STRUCTURAL = True
-#: Blocks with this link density or more get no structural key: menus and link lists,
-#: half the blocks of a shop's page, are the generic steps' and the text template's.
-STRUCTURE_MAX_LINKS = 0.5
 #: Whether the learned content container settles ambiguous blocks (rule 3).
 USE_CONTAINER = True
 #: Whether it also turns ambiguous blocks left out inside it into content: +0.0014 mean
@@ -114,10 +112,6 @@ DUPLICATE_MIN_CHARS = 100
 #: How many of a page's longest content blocks must all be known for it to be a near-copy.
 DUPLICATE_BLOCKS = 3
 
-#: A page's container holds this share of its confident content characters.
-CONTAINER_SHARE = 0.8
-#: A page teaches no container with fewer confident content characters than this.
-CONTAINER_MIN_CHARS = 400
 #: Pages a container must have been learned from before it settles anything: learned
 #: from two of ikea.com's pages, it cost a third page 0.18 F1 in wcxb-dev's first pass.
 CONTAINER_MIN_PAGES = 5
@@ -147,13 +141,8 @@ def _titles(b: Block, following: Block, following_is_template: bool) -> bool:
 class PageLesson:
     """What one page decided and what it teaches its site's model."""
 
-    fingerprints: list[int]
-    #: Structural keys (``places.structure_key``, 0: none) of the blocks, in order.
-    structures: list[int] = field(default_factory=list)
-    #: Structural key -> (text, path) of its block: the example of a key that becomes template.
-    samples: dict[int, tuple[str, str]] = field(default_factory=dict)
-    #: The places that held the page's confident content (none: too little of it).
-    containers: list[str] = field(default_factory=list)
+    #: Its blocks' fingerprints, structural keys and places, and its containers.
+    keys: PageKeys
     examples: list[tuple[str, str]] = field(default_factory=list)
     template: int = 0
     #: Blocks the content container relabelled.
@@ -201,23 +190,22 @@ class SiteLearner:
         cut = self.cuts.get(block.step or "", DEFAULT_CUT)
         return block.score - cut if block.is_content else cut - block.score
 
+    def keys(self, page: "Page") -> PageKeys:
+        """The page's keys (``pagekeys``), as this learner reads them."""
+        return page_keys(page, structural=self.structural,
+                         confident=lambda b: self.confidence(b) >= self.confident_margin)
+
     def apply(self, page: "Page", model: SiteModel | None,
-              supervised: list[bool] | None = None) -> PageLesson:
-        """Relabel the page's blocks with what the site taught; return the page's lesson."""
+              supervised: list[bool] | None = None, keys: PageKeys | None = None) -> PageLesson:
+        """Relabel the page's blocks with what the site taught; return the page's lesson.
+
+        ``keys``: the page's keys from ``keys(page)`` with the same generic labels
+        (the site step's second run on a page held in its site's warm-up).
+        """
         blocks = page.blocks
-        places = Places(blocks)
-        lesson = PageLesson([fingerprint(b.text) for b in blocks])
-        if self.structural:
-            lesson.structures = [0] * len(blocks)
-            for i, b in enumerate(blocks):
-                # a line of words (a byline, a banner), not a menu: the generic steps see those
-                if b.link_density < STRUCTURE_MAX_LINKS and b.words >= 3 and folded_hash(b.text):
-                    path = places.path(i)
-                    key = lesson.structures[i] = structure_key(path, b.text)
-                    lesson.samples[key] = (b.text, path)
-        lesson.containers = containers(places, [
-            b.text_chars if b.is_content and self.confidence(b) >= self.confident_margin else 0
-            for b in blocks], share=CONTAINER_SHARE, min_total=CONTAINER_MIN_CHARS)
+        keys = keys if keys is not None else self.keys(page)
+        places = keys.places
+        lesson = PageLesson(keys)
         budget = {KEEP: MAX_TRAIN_CHARS, DISCARD: MAX_TRAIN_CHARS}
 
         def teach(category: str, text: str) -> None:
@@ -235,16 +223,16 @@ class SiteLearner:
         if model is None:
             return lesson
         threshold = model.template_threshold(share=self.template_share, min_pages=self.min_pages)
-        lesson.duplicate = self._near_copy(page, model, lesson.fingerprints)
-        in_page = Counter(lesson.fingerprints)
+        lesson.duplicate = self._near_copy(page, model, keys.fingerprints)
+        in_page = Counter(keys.fingerprints)
         # A pattern repeated within the page ("(133) reviews, 4.6 out of 5 stars" or
         # "$6.85" once digits are folded) is a list's items, not the site's template.
         structures = model.structures
         template = [(model.fingerprints.get(fp, 0) >= threshold
                      or (key and structures.get(key, 0) >= threshold))
                     and in_page[fp] < MAX_REPEATS_IN_PAGE and not _spec_cell(b)
-                    for b, fp, key in zip(blocks, lesson.fingerprints,
-                                          lesson.structures or [0] * len(blocks))]
+                    for b, fp, key in zip(blocks, keys.fingerprints,
+                                          keys.structures or [0] * len(blocks))]
         content = sum(b.text_chars for b in page.blocks if b.is_content)
         if not lesson.duplicate and self._too_much(page, template, content):
             lesson.duplicate = True
@@ -263,11 +251,11 @@ class SiteLearner:
         # Unsupervised, it votes on a page that uses the container most of the site's pages share.
         shared = (voting and not everywhere and self.vote_on_shared_template and where is not None
                   and model.containers[place] >= SHARED_TEMPLATE_SHARE * model.pages)
-        for i, (b, fp, is_template) in enumerate(zip(blocks, lesson.fingerprints, template)):
+        for i, (b, fp, is_template) in enumerate(zip(blocks, keys.fingerprints, template)):
             if is_template and not (keep_content and b.is_content):
                 b.set_label(BOILERPLATE, 0.0, TEMPLATE_STEP)
                 seen = max(model.fingerprints.get(fp, 0),
-                           model.structures.get(lesson.structures[i], 0) if lesson.structures else 0)
+                           model.structures.get(keys.structures[i], 0) if keys.structures else 0)
                 b.site_reason = SiteReason(TEMPLATE_STEP, seen, model.pages)
                 lesson.template += 1
                 teach(DISCARD, b.text)
@@ -343,7 +331,7 @@ class SiteLearner:
             return
         batch = prepare(lesson.examples, models[0].classifier.order)
         for model in models:
-            model.observe(lesson.fingerprints, url, lesson.structures, lesson.containers,
-                          lesson.samples)
+            keys = lesson.keys
+            model.observe(keys.fingerprints, url, keys.structures, keys.containers, keys.samples)
             model.supervised += lesson.supervised
             model.classifier.add_prepared(batch)

@@ -18,7 +18,8 @@ likelihood) wins. This module is that model, vectorised with NumPy:
 * Size is bounded: past ``max_entries`` the rarest n-grams are pruned (as
   LingPipe's ``prune``), lowest counts first, which keeps the short contexts.
 * A model is plain data (``to_data``/``from_data``: dicts of ints and base64
-  arrays, versioned), never pickle.
+  arrays, versioned; a stored site model keeps the tables as raw arrays,
+  ``header`` and ``table``, see ``modelbytes``), never pickle.
 
 Witten–Bell, as LingPipe computes it, for a context ``h`` of length k with
 extension count ``C(h) = Σ_c C(hc)`` and ``E(h)`` distinct extensions::
@@ -32,17 +33,17 @@ A context that never occurred leaves the estimate of its suffix unchanged.
 
 from __future__ import annotations
 
-import base64
 import math
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
 from ..errors import ModelFormatError
 from .counts import Table, counted, merged, pruned
 from .lmindex import Scorer
-from .ngramkeys import MAX_CHARS, codepoints, ngram_keys, valid_mask
+from .modelbytes import b64, narrowest, unb64
+from .ngramkeys import MAX_CHARS, codepoints, ngram_keys, texts_keys, valid_mask
 
 #: The seed's n (LingPipe ``NGRAM_SIZE = 6``).
 DEFAULT_ORDER = 6
@@ -64,17 +65,6 @@ FORMAT_VERSION = 1
 KEEP = "keep"
 DISCARD = "discard"
 CATEGORIES = (KEEP, DISCARD)
-
-def _b64(a: np.ndarray) -> str:
-    return base64.b64encode(np.ascontiguousarray(a).tobytes()).decode("ascii")
-
-
-def _unb64(s: str, dtype: str) -> np.ndarray:
-    try:
-        return np.frombuffer(base64.b64decode(s, validate=True), dtype=dtype).copy()
-    except (ValueError, TypeError) as exc:
-        raise ModelFormatError(f"bad array data: {exc}") from None
-
 
 class NGramLM:
     """A character n-gram process language model with Witten–Bell smoothing (LingPipe's)."""
@@ -193,25 +183,35 @@ class NGramLM:
         return self._keys.nbytes + self._counts.nbytes + self._scorer().nbytes
 
     # -- data -------------------------------------------------------------
-    def to_data(self) -> dict[str, Any]:
-        self._fold()
+    def header(self) -> dict[str, Any]:
+        """The parameters: ``to_data`` without the table."""
         return {
             "order": self.order,
             "alphabet_size": self.alphabet_size,
             "lambda_factor": self.lambda_factor,
             "max_entries": self.max_entries,
-            "keys": _b64(self._keys.astype("<u8")),
-            "counts": _b64(self._counts.astype("<u4")),
         }
 
+    def to_data(self) -> dict[str, Any]:
+        self._fold()
+        return {**self.header(), "keys": b64(self._keys.astype("<u8")),
+                "counts": b64(self._counts.astype("<u4"))}
+
+    def table(self) -> Table:
+        """The n-grams' keys and counts, all folded in (not to be changed in place)."""
+        self._fold()
+        return self._keys, self._counts
+
     @classmethod
-    def from_data(cls, data: dict[str, Any]) -> "NGramLM":
+    def from_data(cls, data: dict[str, Any], table: Table | None = None) -> "NGramLM":
+        """A model from ``to_data``, or from ``header`` and its ``table`` (a stored form's arrays)."""
         try:
             lm = cls(order=int(data["order"]), alphabet_size=int(data["alphabet_size"]),
                      lambda_factor=float(data["lambda_factor"]),
                      max_entries=int(data["max_entries"]))
-            keys = _unb64(data["keys"], "<u8").astype(np.uint64)
-            counts = _unb64(data["counts"], "<u4").astype(np.int64)
+            if table is None:
+                table = unb64(data["keys"], "<u8"), unb64(data["counts"], "<u4")
+            keys, counts = table[0].astype(np.uint64), table[1].astype(np.int64)
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelFormatError(f"bad language model data: {exc!r}") from None
         if len(keys) != len(counts) or (len(keys) > 1 and not np.all(keys[1:] > keys[:-1])):
@@ -225,11 +225,10 @@ Prepared = dict[str, tuple[np.ndarray, np.ndarray, int]]
 
 
 def prepare(examples: Iterable[tuple[str, str]], order: int) -> Prepared:
-    """Per category, the n-grams of all its texts, counted, and how many texts: one NumPy pass each.
+    """Per category, the n-grams of all its texts, counted, and how many texts: one pass each.
 
-    The texts are joined, and each position keeps only the contexts that do
-    not reach back into the previous text, so the counts equal training each
-    text on its own (LingPipe trains each text as its own sequence).
+    Each text is its own sequence (``ngramkeys.texts_keys``), so the counts
+    equal training each text on its own, as LingPipe does.
     """
     texts: dict[str, list[str]] = {}
     for category, text in examples:
@@ -237,14 +236,8 @@ def prepare(examples: Iterable[tuple[str, str]], order: int) -> Prepared:
             raise ValueError(f"category must be one of {CATEGORIES}, not {category!r}")
         if text:
             texts.setdefault(category, []).append(text[:MAX_CHARS])
-    out: Prepared = {}
-    for category, items in texts.items():
-        lengths = np.fromiter((len(t) for t in items), dtype=np.int64, count=len(items))
-        chars = codepoints("".join(items), max_chars=int(lengths.sum()))
-        keys = ngram_keys(chars, order)
-        offset = np.arange(len(chars)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        out[category] = (*counted(keys[np.arange(order)[:, None] <= offset[None, :]]), len(items))
-    return out
+    return {category: (*counted(texts_keys(items, order)), len(items))
+            for category, items in texts.items()}
 
 
 @dataclass(frozen=True)
@@ -365,11 +358,25 @@ class NGramClassifier:
         return stored + (self._compiled.nbytes if self._compiled else 0)
 
     def to_data(self) -> dict[str, Any]:
+        return {**self.header(), "lms": {c: lm.to_data() for c, lm in self.lms.items()}}
+
+    def header(self) -> dict[str, Any]:
+        """``to_data`` without the tables, which ``arrays`` gives."""
         return {"version": FORMAT_VERSION, "order": self.order, "examples": dict(self.examples),
-                "lms": {c: lm.to_data() for c, lm in self.lms.items()}}
+                "lms": {c: lm.header() for c, lm in self.lms.items()}}
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The language models' tables, by name, as a stored model keeps them (``modelbytes``)."""
+        out = {}
+        for c, lm in self.lms.items():
+            keys, counts = lm.table()
+            out[f"{c}_keys"], out[f"{c}_counts"] = keys.astype("<u8"), narrowest(counts)
+        return out
 
     @classmethod
-    def from_data(cls, data: dict[str, Any]) -> "NGramClassifier":
+    def from_data(cls, data: dict[str, Any],
+                  arrays: Mapping[str, np.ndarray] | None = None) -> "NGramClassifier":
+        """A classifier from ``to_data``, or from ``header`` and ``arrays``."""
         if not isinstance(data, dict):
             raise ModelFormatError("classifier data must be a mapping")
         version = data.get("version")
@@ -378,7 +385,9 @@ class NGramClassifier:
                                    f"up to {FORMAT_VERSION}")
         try:
             clf = cls(order=int(data["order"]))
-            clf.lms = {c: NGramLM.from_data(data["lms"][c]) for c in CATEGORIES}
+            clf.lms = {c: NGramLM.from_data(data["lms"][c], None if arrays is None else
+                                            (arrays[f"{c}_keys"], arrays[f"{c}_counts"]))
+                       for c in CATEGORIES}
             clf.examples = {c: int(data["examples"][c]) for c in CATEGORIES}
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelFormatError(f"bad classifier data: {exc!r}") from None

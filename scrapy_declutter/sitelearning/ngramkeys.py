@@ -9,9 +9,18 @@ models in ``ngram``: training (``prepare``) and scoring both start here.
 
 from __future__ import annotations
 
+from importlib import import_module
+from types import ModuleType
+from typing import Sequence
+
 import numpy as np
 
 from .lmindex import SHIFT
+
+try:  # by name, as ``counts`` loads it: the import graph sees only .py modules
+    _compiled: ModuleType | None = import_module(f"{__package__}._counts")
+except ImportError:  # built without a compiler: the NumPy reference
+    _compiled = None
 
 #: Only the first characters of a block are modelled: enough to classify, and it bounds cost.
 MAX_CHARS = 2000
@@ -53,3 +62,26 @@ def valid_mask(order: int, m: int) -> np.ndarray:
 
 def _fold32(h: np.ndarray) -> np.ndarray:
     return (h >> SHIFT) ^ (h & _LOW32)
+
+
+def texts_keys(texts: Sequence[str], order: int) -> np.ndarray:
+    """The keys of every n-gram of the texts, each text a sequence of its own (no context
+    reaches into the text before, as LingPipe trains each text): what training them counts.
+
+    In the compiled loop (``_counts.texts_keys``) where the package was built with a
+    compiler: a third of what preparing a page's lesson cost went to the arrays and the
+    mask of the NumPy reference (``python_texts_keys``). The same keys, in another order.
+    """
+    if _compiled is not None:
+        return _compiled.texts_keys(list(texts), order)
+    return python_texts_keys(texts, order)
+
+
+def python_texts_keys(texts: Sequence[str], order: int) -> np.ndarray:
+    """``texts_keys`` in NumPy: the texts joined, and each position's contexts kept only
+    as far back as its own text's start."""
+    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    chars = codepoints("".join(texts), max_chars=int(lengths.sum()))
+    keys = ngram_keys(chars, order)
+    offset = np.arange(len(chars)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return keys[np.arange(order)[:, None] <= offset[None, :]]

@@ -30,7 +30,7 @@ import re
 from typing import TYPE_CHECKING, Sequence
 
 from ..blocks import Ancestor
-from .model import FINGERPRINT_CACHE, HASH_MASK, hash_text, normalise
+from .model import FINGERPRINT_CACHE, HASH_MASK, fingerprint, hash_text, normalise
 
 if TYPE_CHECKING:
     from ..blocks import Block
@@ -123,17 +123,22 @@ class Places:
         return path == container or path.startswith(container + "/")
 
 
-@functools.lru_cache(maxsize=FINGERPRINT_CACHE)
 def folded_hash(text: str) -> int:
     """Hash of the text with names folded too; 0 when it names nobody or is too long.
 
     Such a text has a fingerprint that says the same, and a structural key
     (the fingerprint at one place) could only be stricter than it.
     """
-    # no capital after the first letter, no name: most texts stop at this test, in C
-    if len(text) > STRUCTURE_MAX_CHARS or text[1:].islower() or not _NAMES.search(text):
+    # no capital after the first letter, no name: most texts stop at this test, in C,
+    # before the cache, which would hash every text (the long ones too) to look it up
+    if len(text) > STRUCTURE_MAX_CHARS or text[1:].islower():
         return 0
-    return hash_text(normalise(_NAMES.sub(r"\1<name>", text)))
+    return _folded(text)
+
+
+@functools.lru_cache(maxsize=FINGERPRINT_CACHE)
+def _folded(text: str) -> int:
+    return fingerprint(_NAMES.sub(r"\1<name>", text)) if _NAMES.search(text) else 0
 
 
 def structure_key(path: str, text: str) -> int:

@@ -5,8 +5,11 @@ and ends its chain with a ``SiteStep``: the user's labels, the site's
 template and the per-site n-gram classifier relabel the blocks the generic
 steps labelled (the rules, in order of trust, are ``learner``'s), and what
 the page decided and teaches goes to the slot ``SITE_LESSON``, which
-``Declutter`` learns once the chain has run. A page without a model (``extract()``, a store that
-is down) passes through unchanged.
+``Declutter`` learns once the chain has run. What the rules read of the page
+whatever the model (``pagekeys``) is kept in the slot ``PAGE_KEYS``, so a page
+labelled again (at the end of its site's warm-up) does not compute it again.
+A page without a model (``extract()``, a store that is down) passes through
+unchanged.
 
 The same step in its seed form is seed 000's second filter, the extractor
 part ``ngram``: every block still content after the steps before it goes to
@@ -26,6 +29,7 @@ from ..steps import Step
 from .learner import PageLesson, SiteLearner
 from .model import SiteModel
 from .ngram import KEEP, NGramClassifier
+from .pagekeys import PAGE_KEYS
 from .supervision import marker_labels, selector_labels
 
 if TYPE_CHECKING:
@@ -69,7 +73,11 @@ class SiteStep(Step):
         if self.seed:
             self._seed_vote(page, model.classifier)
         elif page.blocks:
-            page.put(SITE_LESSON, self.learner.apply(page, model, self.supervision(page)))
+            keys = page.get(PAGE_KEYS)  # there when the page was labelled before (a warm-up)
+            if keys is None:
+                keys = self.learner.keys(page)
+                page.put(PAGE_KEYS, keys)
+            page.put(SITE_LESSON, self.learner.apply(page, model, self.supervision(page), keys))
 
     @property
     def reads_tree(self) -> bool:

@@ -1,0 +1,76 @@
+"""What site learning reads of a page whatever its site's model: computed once per page.
+
+A page's block fingerprints, structural keys, places and content containers
+depend on its blocks and on the generic steps' labels only, never on what
+the site has learned. A page held in its site's warm-up (``warmup``) runs the
+site step twice, once when held and once at release, from the same generic
+labels (``HeldPage.relabel_generic`` puts them back): computing these keys
+both times was a third of what site learning cost a crawl of 10-page sites.
+So the site step keeps them on the page, in the slot ``PAGE_KEYS``, and the
+second run reads them back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
+
+from ..page import Slot
+from .model import fingerprints
+from .places import Places, containers, folded_hash, structure_key
+
+if TYPE_CHECKING:
+    from ..blocks import Block
+    from ..page import Page
+
+#: Blocks with this link density or more get no structural key: menus and link lists,
+#: half the blocks of a shop's page, are the generic steps' and the text template's.
+STRUCTURE_MAX_LINKS = 0.5
+#: A page's container holds this share of its confident content characters.
+CONTAINER_SHARE = 0.8
+#: A page teaches no container with fewer confident content characters than this.
+CONTAINER_MIN_CHARS = 400
+
+
+@dataclass
+class PageKeys:
+    """A page's blocks as site learning compares them across pages (see the module docstring)."""
+
+    places: Places
+    #: Fingerprints (``model.fingerprint``) of the blocks, in order.
+    fingerprints: list[int]
+    #: Structural keys (``places.structure_key``, 0: none) of the blocks, in order; empty
+    #: when structural keys are off.
+    structures: list[int] = field(default_factory=list)
+    #: Structural key -> (text, path) of its block: the example of a key that becomes template.
+    samples: dict[int, tuple[str, str]] = field(default_factory=dict)
+    #: The places that held the page's confident content (none: too little of it).
+    containers: list[str] = field(default_factory=list)
+
+
+#: The page's keys, put there by the site step the first time it labels the page.
+PAGE_KEYS: Slot[PageKeys] = Slot("site learning keys")
+
+
+def page_keys(page: "Page", *, structural: bool,
+              confident: Callable[["Block"], bool]) -> PageKeys:
+    """The page's keys; ``confident(block)``: the generic steps were sure of its label.
+
+    A block gets a structural key when it is a line of words (a byline, a
+    banner), not a menu (the generic steps see those), and its text names
+    someone (``places.folded_hash``).
+    """
+    blocks = page.blocks
+    places = Places(blocks)
+    keys = PageKeys(places, fingerprints([b.text for b in blocks]))
+    if structural:
+        keys.structures = [0] * len(blocks)
+        for i, b in enumerate(blocks):
+            if b.link_density < STRUCTURE_MAX_LINKS and b.words >= 3 and folded_hash(b.text):
+                path = places.path(i)
+                key = keys.structures[i] = structure_key(path, b.text)
+                keys.samples[key] = (b.text, path)
+    keys.containers = containers(places, [
+        b.text_chars if b.is_content and confident(b) else 0 for b in blocks],
+        share=CONTAINER_SHARE, min_total=CONTAINER_MIN_CHARS)
+    return keys

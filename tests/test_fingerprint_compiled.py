@@ -1,0 +1,70 @@
+"""The compiled fingerprints (``_fingerprint``) are the reference's (``model.python_normalise``,
+``model.python_fingerprint``): the same normalised strings and the same hashes."""
+
+from __future__ import annotations
+
+import gzip
+import random
+
+import pytest
+from conftest import SAMPLE_DATA, SHARED_WCXB, require_compiled
+
+from scrapy_declutter.page import Page
+from scrapy_declutter.sitelearning import model
+
+COMPILED = model._compiled
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled_fingerprints():
+    require_compiled(COMPILED, "fingerprinting")
+
+
+def _agree(texts: list[str]) -> None:
+    for text in texts:
+        assert COMPILED.normalise(text) == model.python_normalise(text), repr(text)
+        assert COMPILED.fingerprint(text) == model.python_fingerprint(text), repr(text)
+
+
+def test_urls_months_digits_and_whitespace_fold_as_the_regular_expressions_fold_them():
+    texts = ["", " ", "© 2024 Foo", "Page 3 of 12", "Archived on 3 March 2024 from http://x.org/a b",
+             "https:// x", "http://", "www.", "www.a", "xhttp://a may", "MAY", "Mayday", "may_",
+             "May-June", "sept.", "Septembers", "dec_2", "jan1", "_jan_", "jan\u0301", "oct\u200b",
+             "HTTPS://Example.com/Jan", "ＷＷＷ.x", "www.x.com/jan http://a\u2028b",
+             # Unicode lower case (İ becomes two characters, final sigma), spaces, digits
+             "İstanbul Σ ΟΔΟΣ", "a\u00a0b\u2003c\n\td", "١٢٣ ٤", "x²³", "𝟘𝟙 jan 𝟚",
+             "hello\x1cworld\x1d", "\ud800abc", "ǅ", "a  b   "]
+    _agree(texts)
+    assert COMPILED.normalise("Archived on 3 March 2024 from http://x.org/a b") \
+        == "archived on 0 <month> 0 from <url> b"
+    assert COMPILED.normalise("xhttp://a  May\u2003") == "x<url> <month>"
+
+
+def test_random_texts_fold_as_the_reference_folds_them():
+    rnd = random.Random(1)
+    alphabet = "abcjfmsondyegptuvrhw:/.- _0123\u00a0\u2003İΣς٣²\n\t𝟘<>ßﬁ"
+    words = ["http://a.b", "www.c", "jan", "January", "may", "sept", "Sep", "x1", "12", "  ",
+             "\n", "İ", "ΑΣ", "https://", "_", "dec2"]
+    texts = ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 30))) for _ in range(3000)]
+    texts += [rnd.choice(["", " "]).join(rnd.choice(words) for _ in range(rnd.randint(0, 8)))
+              for _ in range(3000)]
+    _agree(texts)
+
+
+def _block_texts(path) -> list[str]:
+    data = path.read_bytes()
+    return [b.text for b in Page.from_html(gzip.decompress(data) if path.suffix == ".gz"
+                                           else data).blocks]
+
+
+@pytest.mark.parametrize("path", sorted(p for p in SAMPLE_DATA.rglob("*")
+                                        if p.name.endswith((".html", ".html.gz")))[:40],
+                         ids=lambda p: str(p.relative_to(SAMPLE_DATA)))
+def test_bundled_pages_blocks_fingerprint_as_the_reference(path):
+    _agree(_block_texts(path))
+
+
+@pytest.mark.skipif(not SHARED_WCXB.is_dir(), reason="needs ../shared/data/wcxb-dev")
+def test_every_block_of_wcxb_dev_fingerprints_as_the_reference():
+    for path in sorted((SHARED_WCXB / "html").glob("*.html*")):
+        _agree(_block_texts(path))

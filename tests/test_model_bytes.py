@@ -1,0 +1,81 @@
+"""The stored form of a site model (``modelbytes``, format version 3): tables as raw arrays,
+models stored by earlier releases (compressed JSON) still read, malformed blobs refused."""
+
+from __future__ import annotations
+
+import json
+import zlib
+
+import numpy as np
+import pytest
+
+from scrapy_declutter.errors import ModelFormatError, ModelVersionError
+from scrapy_declutter.sitelearning.model import SiteModel
+from scrapy_declutter.sitelearning.modelbytes import MAGIC, narrowest, pack, unpack
+from scrapy_declutter.sitelearning.ngram import DISCARD, KEEP
+
+
+def _model() -> SiteModel:
+    model = SiteModel("a.example", pages=3, supervised=1, containers={"/html/body/div#main": 3},
+                      examples={7: "Posted by <name> @ /html/body/p"})
+    model.observe([5, 2**63 - 1, 0, 5], "https://a.example/1", [7, 0, 9], ["/html/body/div#main"])
+    model.fingerprints[11] = 300  # a count past one byte: its array gets a wider type
+    for i in range(30):
+        model.classifier.train(KEEP, f"The library budget was cut again, year {i}. Ελληνικά")
+        model.classifier.train(DISCARD, "Home | News | Contact | Privacy")
+    return model
+
+
+def test_a_model_reads_back_as_it_was_written_in_the_same_order():
+    model = _model()
+    blob = model.to_bytes()
+    assert blob.startswith(MAGIC)
+    again = SiteModel.from_bytes(blob)
+    assert again.to_data() == model.to_data()
+    assert list(again.fingerprints) == list(model.fingerprints)  # order: newest survive caps
+    assert list(again.urls) == list(model.urls)
+    for c in (KEEP, DISCARD):
+        assert np.array_equal(again.classifier.lms[c]._keys, model.classifier.lms[c]._keys)
+        assert again.classifier.lms[c]._keys.dtype == np.uint64
+        assert again.classifier.lms[c]._counts.dtype == np.int64
+    text = "The library budget was cut again"
+    assert again.classifier.classify(text) == model.classifier.classify(text)
+
+
+def test_a_model_stored_by_an_earlier_release_as_compressed_json_still_loads():
+    model = _model()
+    old = zlib.compress(json.dumps({**model.to_data(), "version": 2}).encode("utf-8"))
+    assert SiteModel.from_bytes(old).to_data() == model.to_data()
+
+
+def test_counts_take_the_narrowest_type_that_holds_them():
+    assert narrowest(np.array([0, 255])).dtype.str == "|u1"
+    assert narrowest(np.array([256])).dtype.str == "<u2"
+    assert narrowest(np.array([2**16])).dtype.str == "<u4"
+    assert narrowest(np.array([2**40])).dtype.str == "<u8"
+    assert narrowest(np.array([], dtype=np.int64)).dtype.str == "|u1"
+
+
+def test_malformed_stored_forms_are_refused():
+    blob = _model().to_bytes()
+    head = int.from_bytes(blob[4:8], "little")
+    bad = [blob[:-1], blob + b"\x00", blob[:6], MAGIC + (10**6).to_bytes(4, "little") + blob[8:],
+           blob[:8] + b"\x00" * head + blob[8 + head:],
+           pack({"format": "x"}, {"a": np.zeros(2, dtype="<u8")})[:-3]]
+    for b in bad:
+        with pytest.raises(ModelFormatError):
+            SiteModel.from_bytes(b)
+    with pytest.raises(ValueError):  # only integer arrays of the listed types are written
+        pack({}, {"a": np.zeros(2, dtype=np.float64)})
+    header, _ = unpack(blob, 1 << 20)
+    header["arrays"] = [["x", "O", 1]]  # an object array may not be named in a header
+    head = zlib.compress(json.dumps(header).encode())
+    with pytest.raises(ModelFormatError):
+        SiteModel.from_bytes(MAGIC + len(head).to_bytes(4, "little") + head + b"\x00" * 8)
+
+
+def test_a_newer_stored_form_is_refused_as_newer():
+    model = _model()
+    header = {**model._header(), "version": 99, "classifier": model.classifier.header()}
+    with pytest.raises(ModelVersionError):
+        SiteModel.from_bytes(pack(header, {}))
