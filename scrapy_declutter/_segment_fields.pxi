@@ -1,0 +1,98 @@
+# Blocks made field by field, without the dataclass __init__; included by _segment.pyx.
+#
+# ``Block(...)`` from C is a call into the ``__init__`` the dataclass
+# generates: a Python frame storing its 36 fields one bytecode at a time, then
+# one ``setattr`` per field the walk sets afterwards. At about 5,000
+# instructions a block it was a sixth of the walk. ``Block`` has
+# ``__slots__``: each field is a member descriptor naming the offset of its
+# slot in the object, so a block is made with ``Block.__new__`` and its
+# fields written at those offsets (CPython's public ``PyMemberDescrObject``
+# and ``PyMemberDef``), the defaults being the dataclass's own objects. The
+# layout is read and checked once, at import; a ``Block`` that is not that
+# plain (a field that is not an object slot, a default factory, a
+# ``__post_init__``) turns this off and the walk calls ``Block(...)`` as before.
+
+import dataclasses
+import types
+
+cdef extern from "Python.h":
+    ctypedef struct PyMemberDef:
+        int type
+        Py_ssize_t offset
+        int flags
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef* d_member
+
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_XDECREF
+
+DEF MAX_FIELDS = 64
+#: ``T_OBJECT_EX`` (``Py_T_OBJECT_EX``): the member type of a ``__slots__`` entry.
+DEF OBJECT_SLOT = 16
+
+cdef Py_ssize_t _offset_of[MAX_FIELDS]
+cdef tuple _field_defaults = ()
+cdef dict _field_index = {}
+cdef bint _by_offset = False
+
+
+cdef bint _read_layout() except -1:
+    """Fill the offsets and defaults of ``Block``'s fields; False when it is not plain slots."""
+    global _field_defaults, _field_index
+    fields = dataclasses.fields(Block)
+    if len(fields) > MAX_FIELDS or hasattr(Block, "__post_init__"):
+        return False
+    defaults = []
+    for k, f in enumerate(fields):
+        descr = Block.__dict__.get(f.name)
+        if type(descr) is not types.MemberDescriptorType or f.default_factory is not dataclasses.MISSING:
+            return False
+        member = (<PyMemberDescrObject*><PyObject*>descr).d_member
+        if member.type != OBJECT_SLOT or member.flags != 0:
+            return False
+        _offset_of[k] = member.offset
+        defaults.append(f.default)
+    _field_defaults = tuple(defaults)
+    _field_index = {f.name: k for k, f in enumerate(fields)}
+    return True
+
+
+_by_offset = _read_layout()
+
+
+cdef inline PyObject** _slot(object block, Py_ssize_t k):
+    return <PyObject**>((<char*><PyObject*>block) + _offset_of[k])
+
+
+cdef object _new_block(tuple values):
+    """A ``Block`` with ``values`` as its first fields, in order, and the defaults after."""
+    cdef Py_ssize_t k, n = len(values)
+    cdef object value
+    if not _by_offset:
+        return Block(*values)
+    block = Block.__new__(Block)
+    for k in range(len(_field_defaults)):
+        value = values[k] if k < n else _field_defaults[k]
+        if value is dataclasses.MISSING:
+            raise TypeError(f"Block needs its field {k}")
+        Py_INCREF(value)
+        _slot(block, k)[0] = <PyObject*>value
+    return block
+
+
+cdef inline void _set_field(object block, str name, object value) except *:
+    """``setattr(block, name, value)``, written at the slot's offset when the layout allows."""
+    cdef PyObject** slot
+    cdef PyObject* old
+    if not _by_offset:
+        setattr(block, name, value)
+        return
+    slot = _slot(block, <Py_ssize_t>_field_index[name])
+    old = slot[0]
+    Py_INCREF(value)
+    slot[0] = <PyObject*>value
+    Py_XDECREF(old)
+
+
+#: Whether Blocks are made at their slots' offsets here (False: through ``Block(...)``).
+FIELDS_BY_OFFSET = _by_offset
