@@ -34,11 +34,14 @@ cdef Py_ssize_t _offset_of[MAX_FIELDS]
 cdef tuple _field_defaults = ()
 cdef dict _field_index = {}
 cdef bint _by_offset = False
+#: How many leading fields have no default (a block must be given at least these).
+cdef Py_ssize_t _required = 0
+cdef object _allocate = None
 
 
 cdef bint _read_layout() except -1:
     """Fill the offsets and defaults of ``Block``'s fields; False when it is not plain slots."""
-    global _field_defaults, _field_index
+    global _field_defaults, _field_index, _required, _allocate
     fields = dataclasses.fields(Block)
     if len(fields) > MAX_FIELDS or hasattr(Block, "__post_init__"):
         return False
@@ -51,8 +54,14 @@ cdef bint _read_layout() except -1:
         if member.type != OBJECT_SLOT or member.flags != 0:
             return False
         _offset_of[k] = member.offset
-        defaults.append(f.default)
-    _field_defaults = tuple(defaults)
+        if f.default is dataclasses.MISSING:
+            if defaults:  # a field without a default after one with: not a dataclass rule
+                return False
+            _required = k + 1
+        else:
+            defaults.append(f.default)
+    _field_defaults = (None,) * _required + tuple(defaults)
+    _allocate = Block.__new__
     _field_index = {f.name: k for k, f in enumerate(fields)}
     return True
 
@@ -66,17 +75,15 @@ cdef inline PyObject** _slot(object block, Py_ssize_t k):
 
 cdef object _new_block(tuple values):
     """A ``Block`` with ``values`` as its first fields, in order, and the defaults after."""
-    cdef Py_ssize_t k, n = len(values)
-    cdef object value
-    if not _by_offset:
+    cdef Py_ssize_t k, n = len(values), count = len(_field_defaults)
+    cdef PyObject* value
+    if not _by_offset or not _required <= n <= count:
         return Block(*values)
-    block = Block.__new__(Block)
-    for k in range(len(_field_defaults)):
-        value = values[k] if k < n else _field_defaults[k]
-        if value is dataclasses.MISSING:
-            raise TypeError(f"Block needs its field {k}")
-        Py_INCREF(value)
-        _slot(block, k)[0] = <PyObject*>value
+    block = _allocate(Block)
+    for k in range(count):
+        value = PyTuple_GET_ITEM(values, k) if k < n else PyTuple_GET_ITEM(_field_defaults, k)
+        Py_INCREF(<object>value)
+        _slot(block, k)[0] = value
     return block
 
 

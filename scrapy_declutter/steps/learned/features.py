@@ -255,9 +255,6 @@ def _chains(ancestry: list, odds: Mapping[str, float], memo: dict) -> np.ndarray
     return np.array(rows, dtype=np.float64)
 
 
-_WIDTH = len(feature_names())
-
-
 def page_features(
     page: "Page",
     odds: Mapping[str, float] | None = None,
@@ -360,13 +357,7 @@ def page_features(
     }
     page_row = np.array([per_page[name] for name in PAGE_NAMES])
     types = np.zeros(len(PAGE_TYPES)) if page_type is None else np.asarray(page_type, dtype=float)
-    # Each part written into the float32 matrix as it stands (the cast an ``astype`` of the
-    # whole would make): no float64 copy of the matrix to build and convert.
-    out = np.empty((n, _WIDTH), dtype=np.float32)
-    at = 0
-    for part in (base, flags, tag_onehot, cont, groups, region, context):
-        out[:, at:at + part.shape[1]] = part
-        at += part.shape[1]
-    out[:, at:at + len(page_row)] = page_row
-    out[:, at + len(page_row):] = types
-    return out
+    page_row = np.concatenate([page_row, types])
+    out = np.hstack([base, flags, tag_onehot, cont, groups, region, context,
+                     np.tile(page_row, (n, 1))])
+    return out.astype(np.float32)
