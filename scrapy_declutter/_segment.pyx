@@ -159,9 +159,9 @@ cdef class _Builder:
         cdef xmlNode* node = _rec(self.w, rec).node
         cdef xmlAttr* cls = _attr(node, "class")
         # tuple.__new__, as NamedTuple's own __new__ does, without its Python frame
-        return _untracked(tuple.__new__(Ancestor, (
+        return _record(Ancestor, (
             self.tag(rec), _attr_text(_attr(node, "id")) or "",
-            tuple(_attr_text(cls).split()) if cls != NULL else ())))
+            tuple(_attr_text(cls).split()) if cls != NULL else ()))
 
     cdef tuple lineage(self, int rec):
         cdef int r, p
@@ -220,10 +220,10 @@ cdef class _Builder:
                 path.insert(0, self.element(e.parent))
                 e = _rec(self.w, e.parent)
             language = code_language(path[len(path) - 1], path)
-        structure = self.structures[sid] = _untracked(tuple.__new__(Structure, (
+        structure = self.structures[sid] = _record(Structure, (
             s.heading, s.list_depth, bool(s.ordered), s.item, start + s.number_count - 1,
             s.quote, s.pre, language, s.table, s.row, s.col, bool(s.header),
-            has_span(self.element(s.span_rec)) if s.span_rec >= 0 else False)))
+            has_span(self.element(s.span_rec)) if s.span_rec >= 0 else False))
         return structure
 
     cdef list blocks(self):

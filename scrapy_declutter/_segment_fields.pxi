@@ -103,3 +103,24 @@ cdef inline void _set_field(object block, str name, object value) except *:
 
 #: Whether Blocks are made at their slots' offsets here (False: through ``Block(...)``).
 FIELDS_BY_OFFSET = _by_offset
+
+
+cdef extern from "Python.h":
+    ctypedef struct _Allocating "PyTypeObject":
+        object (*tp_alloc)(_Allocating*, Py_ssize_t)
+
+
+cdef object _record(object cls, tuple values):
+    """``tuple.__new__(cls, values)`` for a NamedTuple ``cls`` (Ancestor, Structure),
+    untracked (``_untracked``): what CPython's ``tuple_subtype_new`` does, the class's
+    ``tp_alloc`` and the items set, without a call through ``tuple.__new__`` from C
+    (its lookup, argument parsing and the plain tuple it copies from), a few hundred
+    instructions for each element above a block."""
+    cdef Py_ssize_t k, n = PyTuple_GET_SIZE(values)
+    cdef _Allocating* t = <_Allocating*><PyObject*>cls
+    made = t.tp_alloc(t, n)
+    for k in range(n):
+        item = <object>PyTuple_GET_ITEM(values, k)
+        Py_INCREF(item)
+        PyTuple_SET_ITEM(made, k, item)
+    return _untracked(made)
