@@ -262,3 +262,7 @@ def test_compiled_level_ids_and_subtree_spans_equal_the_references(file_id):
     ids = rng.integers(0, 6, size=(3, 500)).astype(np.uint64) << np.uint64(24)
     got, want = columns._compiled.subtree_spans(ids), region.python_subtree_spans(ids)
     assert all(np.array_equal(a, b) for a, b in zip(got, want))
+
+
+def test_the_in_comment_column_the_step_reads_is_named_so():
+    assert features.feature_names()[features.IN_COMMENT] == "in_comment"

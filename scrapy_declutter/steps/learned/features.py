@@ -114,6 +114,11 @@ def _group_names() -> list[str]:
     return [f"up{level}_{what}" for level in GROUP_LEVELS for what in GROUP_SUMS]
 
 
+#: The column of ``in_comment`` (the base names come first): read on every page by the
+#: learned step, which would otherwise rebuild the two hundred names to find it.
+IN_COMMENT = BASE_NAMES.index("in_comment")
+
+
 def feature_names() -> list[str]:
     """Column names of the matrix ``page_features`` returns, in order."""
     names = list(BASE_NAMES)
