@@ -170,20 +170,15 @@ def subtree_sums(level_ids: np.ndarray | list[list[int]], *values: np.ndarray):
     A subtree's blocks are contiguous in document order, so its span runs
     from the first to the last block that names it as an ancestor at any of
     the levels looked at (``subtree_spans``); prefix sums then give its totals.
-    All values and levels go through one prefix-sum matrix and two gathers
-    of its rows (a column's running sum is the one ``np.cumsum`` of it gives):
-    per value and level, the NumPy calls had cost more than their arithmetic.
     """
     ids = np.ascontiguousarray(level_ids, dtype=np.uint64)
     if _columns is not None and not in_reference_walk():
         first, last = _columns.subtree_spans(ids)
     else:
         first, last = python_subtree_spans(ids)
-    prefix = np.zeros((ids.shape[1] + 1, len(values)))  # a row per block: gathered whole
-    np.cumsum(np.column_stack(values), axis=0, out=prefix[1:])
-    sums = prefix[last] - prefix[first]  # levels x blocks x values
-    counts = (last - first).astype(float)
-    return [(*sums[k].T, counts[k]) for k in range(len(first))]
+    prefix = [np.concatenate([[0.0], np.cumsum(v)]) for v in values]
+    return [(*(c[hi] - c[lo] for c in prefix), (hi - lo).astype(float))
+            for lo, hi in zip(first, last)]
 
 
 def python_subtree_spans(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
