@@ -2,33 +2,22 @@
 #
 # ``Block(...)`` from C is a call into the ``__init__`` the dataclass
 # generates: a Python frame storing its 36 fields one bytecode at a time, then
-# one ``setattr`` per field the walk sets afterwards. At about 5,000
-# instructions a block it was a sixth of the walk. ``Block`` has
-# ``__slots__``: each field is a member descriptor naming the offset of its
-# slot in the object, so a block is made with ``Block.__new__`` and its
-# fields written at those offsets (CPython's public ``PyMemberDescrObject``
-# and ``PyMemberDef``), the defaults being the dataclass's own objects. The
-# layout is read and checked once, at import; a ``Block`` that is not that
-# plain (a field that is not an object slot, a default factory, a
-# ``__post_init__``) turns this off and the walk calls ``Block(...)`` as before.
+# one ``setattr`` per field the walk sets afterwards, nearly a tenth of the
+# walk. ``Block`` has ``__slots__``, so a block is made with ``Block.__new__``
+# and its fields written where their slots lie (``_slots``), the defaults
+# being the dataclass's own objects. The layout is read and checked once, at
+# import; a ``Block`` that is not that plain (a field that is not an object
+# slot, a default factory, a ``__post_init__``) turns this off and the walk
+# calls ``Block(...)`` as before.
 
 import dataclasses
-import types
-
-cdef extern from "Python.h":
-    ctypedef struct PyMemberDef:
-        int type
-        Py_ssize_t offset
-        int flags
-    ctypedef struct PyMemberDescrObject:
-        PyMemberDef* d_member
 
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_XDECREF
 
+from scrapy_declutter._slots cimport slot_at, slot_offset
+
 DEF MAX_FIELDS = 64
-#: ``T_OBJECT_EX`` (``Py_T_OBJECT_EX``): the member type of a ``__slots__`` entry.
-DEF OBJECT_SLOT = 16
 
 cdef Py_ssize_t _offset_of[MAX_FIELDS]
 cdef tuple _field_defaults = ()
@@ -47,13 +36,9 @@ cdef bint _read_layout() except -1:
         return False
     defaults = []
     for k, f in enumerate(fields):
-        descr = Block.__dict__.get(f.name)
-        if type(descr) is not types.MemberDescriptorType or f.default_factory is not dataclasses.MISSING:
+        _offset_of[k] = slot_offset(Block, f.name)
+        if _offset_of[k] < 0 or f.default_factory is not dataclasses.MISSING:
             return False
-        member = (<PyMemberDescrObject*><PyObject*>descr).d_member
-        if member.type != OBJECT_SLOT or member.flags != 0:
-            return False
-        _offset_of[k] = member.offset
         if f.default is dataclasses.MISSING:
             if defaults:  # a field without a default after one with: not a dataclass rule
                 return False
@@ -70,7 +55,7 @@ _by_offset = _read_layout()
 
 
 cdef inline PyObject** _slot(object block, Py_ssize_t k):
-    return <PyObject**>((<char*><PyObject*>block) + _offset_of[k])
+    return slot_at(block, _offset_of[k])
 
 
 cdef object _new_block(tuple values):

@@ -189,6 +189,17 @@ def test_compiled_block_columns_equal_the_python_reference_on_bundled_pages(file
     assert (got.group >= 0).any() and got.level_ids.all(axis=0).any()
     # Tags in no group are -1 both ways.
     assert (columns.block_columns(blocks, args[1], {}, args[3]).group == -1).all()
+    # Objects of another class than the first block's are read with getattr, not at the
+    # first one's slot offsets: the same arrays.
+    class Plain:
+        def __init__(self, b):
+            for name in (*args[1], "xpath", "tag", "ancestors"):
+                setattr(self, name, getattr(b, name))
+
+    mixed = columns.block_columns([Plain(b) if k % 2 else b for k, b in enumerate(blocks)],
+                                  *args[1:])
+    for name in ("numbers", "depth", "group", "heading", "level_ids"):
+        assert np.array_equal(getattr(mixed, name), getattr(got, name)), name
     # Blocks with short chains: their ids above the chain's top are 0.
     short = [b for b in blocks if len(b.ancestors) < 3][:1]
     if short:
