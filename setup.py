@@ -20,8 +20,8 @@
   ``pagetype.python_tree_scan``, ``text.python_char_columns``,
   ``columns.python_block_columns``), which give the same values.
 - ``scrapy_declutter/_chars.pxd`` holds the character classes ``_language`` and
-  ``_text`` share, ``scrapy_declutter/_slots.pxd`` the slot offsets ``_segment``
-  and ``_columns`` read Blocks' fields at (inline functions compiled into each;
+  ``_text`` share, ``scrapy_declutter/_slots.pxd`` the slot offsets ``_segment``,
+  ``_columns`` and ``_text`` read Blocks' fields at (inline functions compiled into each;
   no module of their own).
 
 Everything else is declared in ``setup.cfg``. The extensions are ``optional``:
@@ -58,7 +58,7 @@ def extensions() -> list[Extension]:
         Extension("scrapy_declutter.steps.learned._scan", [f"{learned}/_scan.pyx"],
                   include_dirs=lxml.get_include(), optional=True),
         Extension("scrapy_declutter.steps.learned._text", [f"{learned}/_text.pyx"],
-                  depends=[chars], optional=True),
+                  depends=[chars, slots], optional=True),
         Extension("scrapy_declutter.steps.learned._columns", [f"{learned}/_columns.pyx"],
                   depends=[slots], optional=True),
     ]

@@ -2,7 +2,8 @@
 """Fields of ``__slots__`` classes read and written at their offsets, for the compiled parts.
 
 A ``.pxd`` of inline functions, compiled into each module that cimports it
-(``_segment``, ``steps.learned._columns``): no module of its own to build.
+(``_segment``, ``steps.learned._columns``, ``steps.learned._text``): no
+module of its own to build.
 
 A ``Block`` field reached through ``getattr`` from C is a type lookup and a
 descriptor call, about 140 instructions; ``Block`` has ``__slots__``, so each
@@ -51,3 +52,14 @@ cdef inline Py_ssize_t slot_offset(object cls, str name) except -2:
 cdef inline PyObject** slot_at(object obj, Py_ssize_t offset) noexcept:
     """The slot at ``offset`` in ``obj`` (NULL inside when the field was never set)."""
     return <PyObject**>((<char*><PyObject*>obj) + offset)
+
+
+cdef inline object field_of(object obj, Py_ssize_t offset, str name):
+    """``getattr(obj, name)``, read at the slot's ``offset`` when there is one (``offset``
+    from ``slot_offset`` on ``type(obj)``, or -1)."""
+    cdef PyObject* value
+    if offset >= 0:
+        value = slot_at(obj, offset)[0]
+        if value != NULL:
+            return <object>value
+    return getattr(obj, name)

@@ -12,19 +12,9 @@ the reference's on every bundled page.
 import numpy as np
 from cpython.object cimport PyObject
 
-from scrapy_declutter._slots cimport slot_at, slot_offset
+from scrapy_declutter._slots cimport field_of, slot_offset
 
 DEF MAX_FIELDS = 64
-
-
-cdef object _field(object b, Py_ssize_t offset, str name):
-    """``getattr(b, name)``, read at the slot's ``offset`` when there is one (``_slots``)."""
-    cdef PyObject* value
-    if offset >= 0:
-        value = slot_at(b, offset)[0]
-        if value != NULL:
-            return <object>value
-    return getattr(b, name)
 
 
 def block_columns(list blocks, tuple fields, dict tag_group, frozenset heading_tags,
@@ -62,18 +52,18 @@ def block_columns(list blocks, tuple fields, dict tag_group, frozenset heading_t
             for k in range(n_fields + 3):
                 at[k] = -1
         for k in range(n_fields):
-            num[i, k] = _field(b, at[k], fields[k])
-        xpath = _field(b, at[n_fields], "xpath")
+            num[i, k] = field_of(b, at[k], fields[k])
+        xpath = field_of(b, at[n_fields], "xpath")
         slashes = 0
         for c in xpath:
             if c == "/":
                 slashes += 1
         dep[i] = slashes
-        tag = _field(b, at[n_fields + 1], "tag")
+        tag = field_of(b, at[n_fields + 1], "tag")
         got = tag_group.get(tag)
         grp[i] = -1 if got is None else <Py_ssize_t>got
         head[i] = 1.0 if tag in heading_tags else 0.0
-        a = _field(b, at[n_fields + 2], "ancestors")
+        a = field_of(b, at[n_fields + 2], "ancestors")
         ancestry[i] = a
         m = len(a)
         for k in range(n_levels):
