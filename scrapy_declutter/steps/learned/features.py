@@ -114,9 +114,6 @@ def _group_names() -> list[str]:
     return [f"up{level}_{what}" for level in GROUP_LEVELS for what in GROUP_SUMS]
 
 
-_GROUP_NAMES = tuple(_group_names())
-
-
 #: The column of ``in_comment`` (the base names come first): read on every page by the
 #: learned step, which would otherwise rebuild the two hundred names to find it.
 IN_COMMENT = BASE_NAMES.index("in_comment")
@@ -355,7 +352,7 @@ def page_features(
         col[f"up{level}_prose_share"] = gp / prose_total
         col[f"up{level}_log_dates"] = np.log1p(gd)
         col[f"up{level}_log_linked_headings"] = np.log1p(gh)
-    groups = _stacked(col, _GROUP_NAMES, n)
+    groups = _stacked(col, _group_names(), n)
     region = region_columns(blocks, prose, col["depth"])
 
     ctx_src = _stacked(col, CONTEXT_NAMES, n)
