@@ -23,7 +23,9 @@
   ``pagetype.python_tree_scan``, ``text.python_char_columns``,
   ``columns.python_block_columns``), which give the same values.
 - ``scrapy_declutter/_chars.pxd`` holds the character classes ``_language`` and
-  ``_text`` share (inline functions compiled into each; no module of its own).
+  ``_text`` share, ``scrapy_declutter/_slots.pxd`` the slot offsets ``_segment``,
+  ``_columns`` and ``_text`` read Blocks' fields at (inline functions compiled into each;
+  no module of their own).
 
 Everything else is declared in ``setup.cfg``. The extensions are ``optional``:
 without a compiler the build goes on without them.
@@ -44,9 +46,10 @@ def extensions() -> list[Extension]:
         return []
     learned = "scrapy_declutter/steps/learned"
     chars = "scrapy_declutter/_chars.pxd"  # inline character classes, cimported
+    slots = "scrapy_declutter/_slots.pxd"  # fields read and written at their slots, cimported
     compiled = [
         Extension("scrapy_declutter._segment", ["scrapy_declutter/_segment.pyx"],
-                  depends=[str(p) for p in Path("scrapy_declutter").glob("_segment_*.pxi")],
+                  depends=[slots, *(str(p) for p in Path("scrapy_declutter").glob("_segment_*.pxi"))],
                   include_dirs=lxml.get_include(), optional=True),
         Extension("scrapy_declutter._language", ["scrapy_declutter/_language.pyx"],
                   depends=[chars], optional=True),
@@ -60,9 +63,9 @@ def extensions() -> list[Extension]:
         Extension("scrapy_declutter.steps.learned._scan", [f"{learned}/_scan.pyx"],
                   include_dirs=lxml.get_include(), optional=True),
         Extension("scrapy_declutter.steps.learned._text", [f"{learned}/_text.pyx"],
-                  depends=[chars], optional=True),
+                  depends=[chars, slots], optional=True),
         Extension("scrapy_declutter.steps.learned._columns", [f"{learned}/_columns.pyx"],
-                  optional=True),
+                  depends=[slots], optional=True),
     ]
     return cythonize(compiled, compiler_directives={"language_level": 3}, quiet=True)
 

@@ -54,6 +54,7 @@ BUILT_WITH_LXML = cetree.LXML_VERSION_STRING.decode("ascii")
 include "_segment_records.pxi"
 include "_segment_text.pxi"
 include "_segment_walk.pxi"
+include "_segment_fields.pxi"
 
 
 # ---------------------------------------------------------------------------
@@ -158,9 +159,9 @@ cdef class _Builder:
         cdef xmlNode* node = _rec(self.w, rec).node
         cdef xmlAttr* cls = _attr(node, "class")
         # tuple.__new__, as NamedTuple's own __new__ does, without its Python frame
-        return _untracked(tuple.__new__(Ancestor, (
+        return _record(Ancestor, (
             self.tag(rec), _attr_text(_attr(node, "id")) or "",
-            tuple(_attr_text(cls).split()) if cls != NULL else ())))
+            tuple(_attr_text(cls).split()) if cls != NULL else ()))
 
     cdef tuple lineage(self, int rec):
         cdef int r, p
@@ -219,10 +220,10 @@ cdef class _Builder:
                 path.insert(0, self.element(e.parent))
                 e = _rec(self.w, e.parent)
             language = code_language(path[len(path) - 1], path)
-        structure = self.structures[sid] = _untracked(tuple.__new__(Structure, (
+        structure = self.structures[sid] = _record(Structure, (
             s.heading, s.list_depth, bool(s.ordered), s.item, start + s.number_count - 1,
             s.quote, s.pre, language, s.table, s.row, s.col, bool(s.header),
-            has_span(self.element(s.span_rec)) if s.span_rec >= 0 else False)))
+            has_span(self.element(s.span_rec)) if s.span_rec >= 0 else False))
         return structure
 
     cdef list blocks(self):
@@ -235,32 +236,34 @@ cdef class _Builder:
         cdef char* arena = w.arena.data
         for i in range(n):
             b = <BRec*>w.blocks.data + i
-            block = Block(
+            block = _new_block((
                 i, _text(arena + b.text_off, b.text_len), self.tag(b.el), "", self.lineage(b.el),
                 b.words, b.link_words, b.text_chars, b.markup, b.tags,
                 b.link_words / b.words if b.words else 0.0,
                 b.in_lines / b.lines,
                 (b.text_chars + 1) / (b.text_chars + b.markup + 1),
                 b.lines, b.link_chars,
-            )
+            ))
             if b.sid:
-                structure = block.structure = self.structure(b.sid)
+                structure = self.structure(b.sid)
+                _set_field(block, "structure", structure)
                 if structure.pre:
-                    block.preformatted = _text(w.pre_arena.data + b.pre_off, b.pre_len).strip("\n").rstrip()
+                    _set_field(block, "preformatted", _text(
+                        w.pre_arena.data + b.pre_off, b.pre_len).strip("\n").rstrip())
             if b.links_to > b.links_from:
                 links = []
                 for k in range(b.links_from, b.links_to):
                     link = <LRec*>w.links.data + k
                     links.append((_text(arena + link.off, link.len), _attr_text(link.href)))
-                block.links = tuple(links)
+                _set_field(block, "links", tuple(links))
             if b.images_to > b.images_from:
                 images = []
                 for k in range(b.images_from, b.images_to):
                     img = <IRec*>w.images.data + k
                     images.append((_attr_text(img.alt) or "", _attr_text(img.src)))
-                block.images = tuple(images)
-            block.position = i / n
-            block.xpath = self.xpath(b.el)
+                _set_field(block, "images", tuple(images))
+            _set_field(block, "position", i / n)
+            _set_field(block, "xpath", self.xpath(b.el))
             out.append(block)
         return out
 

@@ -115,13 +115,15 @@ def _ratios(head: bytes | str, control: int, nul: int, unit: str) -> str:
 def sniff_text(text: str) -> str:
     """``sniff_binary`` for text someone already decoded: the control-character share.
 
-    The control characters are counted in the head's UTF-8 bytes, where each is one
-    byte of its own value and no other character has a byte under 0x80: the bytes'
-    ``translate`` is a C loop, ``str.translate`` with a table a dict lookup per character.
+    The control characters (NUL among them) are counted in the head's UTF-8 bytes,
+    where each is one byte of its own value and no other character has a byte under
+    0x80: the bytes' ``translate`` and ``count`` are C loops, ``str.translate`` with a
+    table a dict lookup per character and ``str.count`` of a NUL a loop per character
+    on text beyond Latin-1.
     """
     head = text[:SNIFF_BYTES]
     raw = head.encode("utf-8", "surrogatepass")
-    return _ratios(head, len(raw) - len(raw.translate(None, _CONTROL)), head.count("\0"), "characters")
+    return _ratios(head, len(raw) - len(raw.translate(None, _CONTROL)), raw.count(0), "characters")
 
 
 def _strict(body: bytes, encoding: str) -> str | None:

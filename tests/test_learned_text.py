@@ -155,3 +155,25 @@ def test_page_text_shape_is_the_reference_on_bundled_pages(file_id, path):
     assert got[10:10 + len(phrases)] == phrases
     with reference_walk():
         assert got == pagetype._text_shape(page)
+
+
+def test_the_compiled_shape_reads_objects_of_another_class_with_getattr():
+    """``_text.shape`` reads the blocks' fields at their slots (``_slots``) when they are
+    of the first block's class, and with getattr otherwise: the same figures."""
+    from scrapy_declutter.blocks import HEADING_TAGS
+    from scrapy_declutter.steps.learned import pagetype
+
+    require_compiled(pagetype._text, "page text shape")
+    html, truth = wcxb_page("0540")
+    blocks = Page.from_html(html, truth.get("url")).blocks
+
+    class Plain:
+        def __init__(self, b):
+            for name in ("words", "link_words", "link_density", "tag", "text"):
+                setattr(self, name, getattr(b, name))
+
+    args = (HEADING_TAGS, pagetype.SHORT_LINE, pagetype._PROSE_MIN_WORDS,
+            pagetype._PROSE_MAX_LINKS, pagetype._TINY_WORDS)
+    mixed = [Plain(b) if k % 3 else b for k, b in enumerate(blocks)]
+    assert pagetype._text.shape(mixed, *args) == pagetype._text.shape(blocks, *args)
+    assert pagetype._text.shape(blocks, *args)[0] == pagetype.python_shape(blocks)[0]

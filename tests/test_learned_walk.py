@@ -125,6 +125,10 @@ def test_compiled_chains_equal_the_python_reference_on_bundled_pages(model, file
     features._chains(ancestry, model.odds, memo)
     assert np.array_equal(features.chain_columns(ancestry, model.odds, memo), want)
     assert np.array_equal(features.chain_columns(ancestry, model.odds, memo), want)
+    # And the reference with the names the compiled walk alone filled in.
+    memo = {}
+    features.chain_columns(ancestry, model.odds, memo)
+    assert np.array_equal(features._chains(ancestry, model.odds, memo), want)
 
 
 @needs_compiled_chains
@@ -164,7 +168,9 @@ def test_compiled_chains_read_odd_names_as_the_reference_does(model):
     got = features.chain_columns(ancestry, odds, memo)
     want = features._chains(ancestry, odds, ref_memo)
     assert np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want))
-    assert memo == ref_memo
+    # The compiled walk keeps each name's entry, as the reference does, but not the
+    # (id, classes) combinations nor the empty name, which it never looks up.
+    assert memo == {k: v for k, v in ref_memo.items() if isinstance(k, str) and k}
     assert (got[:, 0].astype(int) & features._COMMENT_BIT).any()
 
 
@@ -183,6 +189,17 @@ def test_compiled_block_columns_equal_the_python_reference_on_bundled_pages(file
     assert (got.group >= 0).any() and got.level_ids.all(axis=0).any()
     # Tags in no group are -1 both ways.
     assert (columns.block_columns(blocks, args[1], {}, args[3]).group == -1).all()
+    # Objects of another class than the first block's are read with getattr, not at the
+    # first one's slot offsets: the same arrays.
+    class Plain:
+        def __init__(self, b):
+            for name in (*args[1], "xpath", "tag", "ancestors"):
+                setattr(self, name, getattr(b, name))
+
+    mixed = columns.block_columns([Plain(b) if k % 2 else b for k, b in enumerate(blocks)],
+                                  *args[1:])
+    for name in ("numbers", "depth", "group", "heading", "level_ids"):
+        assert np.array_equal(getattr(mixed, name), getattr(got, name)), name
     # Blocks with short chains: their ids above the chain's top are 0.
     short = [b for b in blocks if len(b.ancestors) < 3][:1]
     if short:
@@ -256,3 +273,7 @@ def test_compiled_level_ids_and_subtree_spans_equal_the_references(file_id):
     ids = rng.integers(0, 6, size=(3, 500)).astype(np.uint64) << np.uint64(24)
     got, want = columns._compiled.subtree_spans(ids), region.python_subtree_spans(ids)
     assert all(np.array_equal(a, b) for a, b in zip(got, want))
+
+
+def test_the_in_comment_column_the_step_reads_is_named_so():
+    assert features.feature_names()[features.IN_COMMENT] == "in_comment"

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 from scrapy.http import HtmlResponse
+
+from conftest import WCXB_SAMPLES
 
 from scrapy_declutter import Page, extract
 from scrapy_declutter.page import decode_html, site_key
@@ -94,15 +98,36 @@ def parses(monkeypatch) -> list[str]:
     from scrapy_declutter import page as page_module
 
     calls: list[str] = []
-    real = parsel.selector.create_root_node
 
-    def counting(text, *args, **kwargs):
-        calls.append(text[:40] if isinstance(text, str) else "<bytes>")
-        return real(text, *args, **kwargs)
+    def counting(real):
+        def parse(text, *args, **kwargs):
+            calls.append(text[:40] if isinstance(text, str) else "<bytes>")
+            return real(text, *args, **kwargs)
+        return parse
 
-    monkeypatch.setattr(parsel.selector, "create_root_node", counting)
-    monkeypatch.setattr(page_module, "create_root_node", counting)
+    monkeypatch.setattr(parsel.selector, "create_root_node",
+                        counting(parsel.selector.create_root_node))
+    monkeypatch.setattr(page_module, "parse_html", counting(page_module.parse_html))
     return calls
+
+
+#: Texts whose surrounding whitespace, NULs, scripts or emptiness parsel treats on its own.
+PARSEL_CASES = (
+    "", "   \n", "\x00", " \x00 <p>a\x00b</p>\n", "<p>é€\U0001F600\x00x</p>", "plain text",
+    "<!-- only a comment -->", "\ufeff<p>x</p>", "\u2003<div>\u00a0<p>y</p></div>\u2003",
+)
+
+
+@pytest.mark.parametrize("text", PARSEL_CASES + tuple(
+    decode_html(gzip.decompress(p.read_bytes())) for p in sorted(WCXB_SAMPLES.glob("*.html.gz"))))
+def test_parse_html_builds_the_tree_parsel_builds(text):
+    from lxml import etree
+    from parsel.selector import create_root_node
+
+    from scrapy_declutter.page import parse_html
+
+    ours = etree.tostring(parse_html(text))
+    assert ours == etree.tostring(create_root_node(text or "<html/>", etree.HTMLParser))
 
 
 @pytest.fixture

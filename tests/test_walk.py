@@ -66,6 +66,36 @@ def assert_same(html: str | bytes) -> None:
         assert page_difference(parse_html(text)) == ""
 
 
+def test_the_walk_makes_blocks_at_their_slots_with_every_field_set():
+    """The compiled walk writes Blocks' fields at their slot offsets (``_segment_fields``),
+    not through ``Block(...)``: the dataclass as it stands must allow it, and every field,
+    defaults included, must come out as the dataclass would set it."""
+    import gc
+    from dataclasses import fields
+
+    from scrapy_declutter.blocks import Ancestor, Block
+    from scrapy_declutter.structure import Structure
+
+    assert COMPILED.FIELDS_BY_OFFSET
+    html = ("<html><body><h1>Title</h1><p>" + "Words in a paragraph. " * 8 + "<a href='/a'>a</a>"
+            "<img src='/i.png' alt='i'></p><pre>x\n  y</pre></body></html>")
+    blocks = COMPILED.segment(parse_html(html))
+    assert len(blocks) == 3
+    for b in blocks:
+        made = Block(**{f.name: getattr(b, f.name) for f in fields(Block)})
+        assert block_difference([b], [made]) == ""
+    assert blocks[1].links == (("a", "/a"),) and blocks[1].images == (("i", "/i.png"),)
+    assert blocks[2].preformatted == "x\n  y" and blocks[0].structure.heading == 1
+    assert blocks[1].label == "boilerplate" and blocks[1].trail == () and blocks[1].site_reason is None
+    # Ancestors and Structures are made by their class's tp_alloc (``_record``): the same
+    # NamedTuples as ``tuple.__new__`` makes, which the collector does not track.
+    records = [*blocks[1].ancestors, blocks[0].structure]
+    assert [type(r) for r in records] == [Ancestor] * 3 + [Structure]
+    assert blocks[1].ancestors[-1] == Ancestor("p", "", ())
+    assert blocks[1].ancestors[-1].selector == "p" and blocks[0].structure._asdict()["heading"] == 1
+    assert not any(gc.is_tracked(r) for r in records)
+
+
 @pytest.mark.parametrize("path", bundled_pages(), ids=lambda p: str(p.relative_to(SAMPLE_DATA)))
 def test_every_bundled_page_is_identical_on_both_walks(path):
     html = page_bytes(path)

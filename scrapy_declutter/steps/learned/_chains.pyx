@@ -9,11 +9,15 @@ ancestors summarised once per page are found by address in a hash map
 instead of by ``id()`` in a dict, and the running flags and odds live in C
 variables. What is learned about id and class names goes into the Python
 ``memo`` the reference fills (``features._own_odds``), so the two paths share
-one memo; a name not in it is worked out here (``_name_facts``): its tokens
+one memo. An element's names are looked up there one by one (a string keeps
+its hash; the reference's ``(id, classes)`` key was a tuple built and hashed
+for every element, a fifth of this walk) and folded in C; a name not in the
+memo is worked out here (``_name_facts``): its tokens
 (``blocks.name_tokens``) cut out of the lower-cased name by a C loop and
 looked up in the odds dict, and the comment rule (``comments.name_comments``)
 called only for names that hold one of ``comments.COMMENT_WORDS``, which its
-pattern needs. Odds that are not a dict go through ``own_odds`` instead. Every sum and
+pattern needs. Odds that are not a dict go through ``own_odds``, by ``(id, classes)``
+as in the reference. Every sum and
 comparison is made in the order and the float type the reference uses, so
 the columns are the same to the last bit.
 """
@@ -90,26 +94,34 @@ cdef tuple _name_facts(str name, dict odds, tuple comment_words, object name_com
     return ((hi, lo) if found else None, comment)
 
 
-cdef tuple _own_odds(object a, dict odds, dict memo, tuple comment_words, object name_comments):
-    """``features._own_odds`` of one Ancestor, names memoised in ``memo`` as there."""
-    cdef object own = None, got
-    cdef bint named = False
-    cdef double hi, lo, h, l
-    for name in (_field(a, 1),) + _field(a, 2):
-        got = memo.get(name)
-        if got is None:
-            got = memo[name] = _name_facts(name, odds, comment_words, name_comments)
-        pair = got[0]
-        if got[1]:
-            named = True
-        if pair is not None:
-            if own is None:
-                own = pair
-            else:
-                hi, lo = own
-                h, l = pair
-                own = (h if h > hi else hi, l if l < lo else lo)
-    return (own, named)
+cdef struct Own:
+    bint found, named
+    double hi, lo
+
+
+cdef inline void _add_name(Own* own, object name, dict odds, dict memo, tuple comment_words,
+                           object name_comments):
+    """Fold one id or class name's memo entry (``features._own_odds``'s, worked out and
+    kept when missing) into ``own``: max and min keep the first of equal values, as there."""
+    cdef object got = memo.get(name)
+    cdef object pair
+    cdef double h, l
+    if got is None:
+        got = _name_facts(name, odds, comment_words, name_comments)
+        memo[name] = got
+    if <object>PyTuple_GET_ITEM(got, 1):
+        own.named = True
+    pair = <object>PyTuple_GET_ITEM(got, 0)
+    if pair is not None:
+        h = <object>PyTuple_GET_ITEM(pair, 0)
+        l = <object>PyTuple_GET_ITEM(pair, 1)
+        if not own.found:
+            own.hi, own.lo, own.found = h, l, True
+        else:
+            if h > own.hi:
+                own.hi = h
+            if l < own.lo:
+                own.lo = l
 
 
 def chains(list ancestry, object odds, dict memo, object own_odds, dict flag_bits,
@@ -122,6 +134,8 @@ def chains(list ancestry, object odds, dict memo, object own_odds, dict flag_bit
     cdef object ancestors, a, key, got, own, bit
     cdef long mask
     cdef double hi, lo, total, own_hi, own_lo, near
+    cdef Own named
+    cdef bint by_name = type(odds) is dict
     out = np.zeros((n, 7), dtype=np.float64)
     cdef double[:, ::1] rows = out
     for i in range(n):
@@ -145,15 +159,32 @@ def chains(list ancestry, object odds, dict memo, object own_odds, dict flag_bit
                 a = ancestors[k]
                 own_hi = own_lo = 0.0
                 ident, classes, tag = _field(a, 1), _field(a, 2), _field(a, 0)
-                if ident or classes:
+                if not (ident or classes):
+                    pass
+                elif by_name:
+                    # Name by name: a name's memo entry is one lookup of a string that
+                    # keeps its hash, where the (id, classes) key was a tuple to build
+                    # and hash each time; the names' combinations are not kept.
+                    named.found = named.named = False
+                    if ident:
+                        _add_name(&named, ident, odds, memo, comment_words, name_comments)
+                    for c in classes:
+                        if c:
+                            _add_name(&named, c, odds, memo, comment_words, name_comments)
+                    if named.found:
+                        own_hi, own_lo = named.hi, named.lo
+                        if own_hi > hi:
+                            hi = own_hi
+                        if own_lo < lo:
+                            lo = own_lo
+                        total = total + own_hi + own_lo
+                    if named.named and tag not in page_tags:
+                        mask |= comment_bit
+                else:
                     key = (ident, classes)
                     got = memo.get(key)
                     if got is None:
-                        if type(odds) is dict:
-                            got = _own_odds(a, odds, memo, comment_words, name_comments)
-                        else:
-                            got = own_odds(a, odds, memo)
-                        memo[key] = got
+                        got = memo[key] = own_odds(a, odds, memo)
                     own = got[0]
                     if own is not None:
                         own_hi, own_lo = own

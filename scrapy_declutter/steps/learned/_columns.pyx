@@ -1,15 +1,20 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 """``columns.python_block_columns`` as one C loop over the blocks (see ``columns``).
 
-Each block's fields are read once and written straight into preallocated
-arrays: numbers converted to double as NumPy converts them, the XPath's
-``/`` counted in C, ancestor identities taken as ``id`` gives them (the
-object's address). A test holds the arrays equal to the reference's on
-every bundled page.
+Each block's fields are read once, where their slots lie (``_slots``; a
+``getattr`` from C cost as much as the rest of the loop), and written
+straight into preallocated arrays: numbers converted to double as NumPy
+converts them, the XPath's ``/`` counted in C, ancestor identities taken as
+``id`` gives them (the object's address). A test holds the arrays equal to
+the reference's on every bundled page.
 """
 
 import numpy as np
 from cpython.object cimport PyObject
+
+from scrapy_declutter._slots cimport field_of, slot_offset
+
+DEF MAX_FIELDS = 64
 
 
 def block_columns(list blocks, tuple fields, dict tag_group, frozenset heading_tags,
@@ -30,25 +35,35 @@ def block_columns(list blocks, tuple fields, dict tag_group, frozenset heading_t
     cdef unsigned long long[:, ::1] ids = level_ids
     cdef Py_ssize_t[64] up
     cdef list ancestry = [None] * n
-    if n_levels > 64:
-        raise ValueError("at most 64 levels")
+    # Where the fields lie in the blocks' class (-1: read with getattr), the fields asked
+    # for then xpath, tag and ancestors; blocks of another class are read with getattr.
+    cdef Py_ssize_t[MAX_FIELDS + 3] at
+    cdef object cls = type(blocks[0]) if n else None
+    names = fields + ("xpath", "tag", "ancestors")
+    if n_levels > 64 or n_fields > MAX_FIELDS:
+        raise ValueError("at most 64 levels and 64 fields")
     for k in range(n_levels):
         up[k] = levels[k]
+    for k in range(n_fields + 3):
+        at[k] = slot_offset(cls, names[k]) if n else -1
     for i in range(n):
         b = blocks[i]
+        if type(b) is not cls:
+            for k in range(n_fields + 3):
+                at[k] = -1
         for k in range(n_fields):
-            num[i, k] = getattr(b, fields[k])
-        xpath = b.xpath
+            num[i, k] = field_of(b, at[k], fields[k])
+        xpath = field_of(b, at[n_fields], "xpath")
         slashes = 0
         for c in xpath:
             if c == "/":
                 slashes += 1
         dep[i] = slashes
-        tag = b.tag
+        tag = field_of(b, at[n_fields + 1], "tag")
         got = tag_group.get(tag)
         grp[i] = -1 if got is None else <Py_ssize_t>got
         head[i] = 1.0 if tag in heading_tags else 0.0
-        a = b.ancestors
+        a = field_of(b, at[n_fields + 2], "ancestors")
         ancestry[i] = a
         m = len(a)
         for k in range(n_levels):

@@ -13,6 +13,7 @@ here one loop reads each text's code points once. The rules are Python's:
 import numpy as np
 
 from scrapy_declutter._chars cimport alnum, word
+from scrapy_declutter._slots cimport field_of, slot_offset
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISUPPER(Py_UCS4 ch)
@@ -219,6 +220,9 @@ cdef class Phrases:
         return [found[j] for j in range(self.n)]
 
 
+_SHAPE_FIELDS = ("words", "link_words", "link_density", "tag", "text")
+
+
 def shape(list blocks, frozenset heading_tags, Py_ssize_t short_line, Py_ssize_t prose_words,
           double prose_links, Py_ssize_t tiny_words):
     """``pagetype.python_shape``'s figures in one C loop over the blocks, and the short
@@ -230,9 +234,16 @@ def shape(list blocks, frozenset heading_tags, Py_ssize_t short_line, Py_ssize_t
     cdef Py_UCS4 c
     cdef str text
     cdef list short = [], dated = []
+    # Where the fields read lie in the blocks' class (``_slots``; -1: getattr).
+    cdef Py_ssize_t[5] at
+    cdef object cls = type(blocks[0]) if n else None
+    for k, name in enumerate(_SHAPE_FIELDS):
+        at[k] = slot_offset(cls, name) if n else -1
     for i in range(n):
         b = blocks[i]
-        w = b.words
+        if type(b) is not cls:
+            at[0] = at[1] = at[2] = at[3] = at[4] = -1
+        w = field_of(b, at[0], "words")
         total += w
         # The five largest word counts, largest first (``sorted(..., reverse=True)[:5]``).
         k = top_n
@@ -244,11 +255,11 @@ def shape(list blocks, frozenset heading_tags, Py_ssize_t short_line, Py_ssize_t
             top[k] = w
             if top_n < 5:
                 top_n += 1
-        link_words += <long long>b.link_words
-        if w >= prose_words and <double>b.link_density < prose_links:
+        link_words += <long long>field_of(b, at[1], "link_words")
+        if w >= prose_words and <double>field_of(b, at[2], "link_density") < prose_links:
             prose += w
             prose_blocks += 1
-        tag = b.tag
+        tag = field_of(b, at[3], "tag")
         if tag in heading_tags:
             headings += 1
         elif tag == "li":
@@ -257,7 +268,7 @@ def shape(list blocks, frozenset heading_tags, Py_ssize_t short_line, Py_ssize_t
             pre += w
         if w <= tiny_words:
             tiny += 1
-        text = b.text
+        text = field_of(b, at[4], "text")
         m = len(text)
         if m:
             c = text[m - 1]

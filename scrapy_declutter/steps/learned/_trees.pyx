@@ -90,7 +90,7 @@ def leaf_values_f32(const float[:, ::1] X, const int[:, :, ::1] nodes,
     cdef const double* leaf
     cdef const float* base = &X[0, 0] if n and width_x else NULL
     cdef bint nan = False
-    if t_count and (inner != (1 << depth) - 1 or values.shape[1] != inner + 1
+    if t_count and (depth < 1 or inner != (1 << depth) - 1 or values.shape[1] != inner + 1
                     or values.shape[0] != t_count or nodes.shape[2] != 2):
         raise ValueError("the nodes are not complete trees of the depth given")
     with nogil:
@@ -107,15 +107,16 @@ def leaf_values_f32(const float[:, ::1] X, const int[:, :, ::1] nodes,
                     row[k] = base + (start + k) * width_x
                 for t in range(t_count):
                     tree = <const Node*>&nodes[t, 0, 0]
-                    for k in range(LANES):
-                        at[k] = 0
+                    # Every row starts at the root: its split read once for the group.
+                    for k in range(width):
+                        at[k] = 1 + (row[k][tree.feature] > tree.threshold)
                     if width == LANES:  # a constant bound: the lanes unrolled, no test each
-                        for level in range(depth):
+                        for level in range(1, depth):
                             for k in range(LANES):
                                 node = tree + at[k]
                                 at[k] = 2 * at[k] + 1 + (row[k][node.feature] > node.threshold)
                     else:
-                        for level in range(depth):
+                        for level in range(1, depth):
                             for k in range(width):
                                 node = tree + at[k]
                                 at[k] = 2 * at[k] + 1 + (row[k][node.feature] > node.threshold)

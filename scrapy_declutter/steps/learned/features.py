@@ -114,6 +114,21 @@ def _group_names() -> list[str]:
     return [f"up{level}_{what}" for level in GROUP_LEVELS for what in GROUP_SUMS]
 
 
+#: The column of ``in_comment`` (the base names come first): read on every page by the
+#: learned step, which would otherwise rebuild the two hundred names to find it.
+IN_COMMENT = BASE_NAMES.index("in_comment")
+
+
+def _stacked(col: dict[str, np.ndarray], names, n: int) -> np.ndarray:
+    """The float64 columns ``names`` of ``col`` side by side, as ``np.column_stack`` puts
+    them, written into one array: column_stack makes a 2-D copy of each column first,
+    three NumPy calls a column, a hundred a page."""
+    out = np.empty((n, len(names)))
+    for j, name in enumerate(names):
+        out[:, j] = col[name]
+    return out
+
+
 def feature_names() -> list[str]:
     """Column names of the matrix ``page_features`` returns, in order."""
     names = list(BASE_NAMES)
@@ -322,7 +337,7 @@ def page_features(
     col["words_share"] = words / total
     col["words_rel_max"] = words / (words.max() or 1.0)
     col["in_comment"] = ((mask_array & _COMMENT_BIT) > 0).astype(np.float64)
-    base = np.column_stack([col[name] for name in BASE_NAMES])
+    base = _stacked(col, BASE_NAMES, n)
     flags = ((mask_array[:, None] >> np.arange(len(FLAG_TAGS))) & 1).astype(np.float64)
     prose = prose_words(words, chars, col.pop("unspaced") > 0, col["link_density"])
     prose_total = prose.sum() or 1.0
@@ -337,10 +352,10 @@ def page_features(
         col[f"up{level}_prose_share"] = gp / prose_total
         col[f"up{level}_log_dates"] = np.log1p(gd)
         col[f"up{level}_log_linked_headings"] = np.log1p(gh)
-    groups = np.column_stack([col[name] for name in _group_names()])
+    groups = _stacked(col, _group_names(), n)
     region = region_columns(blocks, prose, col["depth"])
 
-    ctx_src = np.column_stack([col[name] for name in CONTEXT_NAMES])
+    ctx_src = _stacked(col, CONTEXT_NAMES, n)
     width = len(CONTEXT_NAMES)
     context = np.zeros((n, len(OFFSETS) * width))
     for k, off in enumerate(OFFSETS):

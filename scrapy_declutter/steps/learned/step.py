@@ -95,7 +95,7 @@ class LearnedClassifier(Step):
         if not page.blocks:
             return
         from . import decide as d
-        from .features import feature_names
+        from .features import IN_COMMENT
         from .pagetype import PAGE_TYPES
 
         model = self._model()
@@ -119,7 +119,7 @@ class LearnedClassifier(Step):
         # Python bools and floats (``tolist``): one conversion per page, not one per block.
         labels = [CONTENT if k else BOILERPLATE for k in keep.tolist()]
         if model.comments is not None:
-            in_box = X[:, feature_names().index("in_comment")] > 0
+            in_box = X[:, IN_COMMENT] > 0
             rows = np.flatnonzero(in_box & ~keep)
             if len(rows):
                 said = model.comments.probabilities(X[rows]) >= COMMENT_THRESHOLD
