@@ -68,15 +68,21 @@ def read(blob: bytes, max_bytes: int) -> tuple[Any, dict[str, np.ndarray] | None
     if blob[:len(MAGIC)] == MAGIC:
         return unpack(blob, max_bytes)
     try:
-        inflater = zlib.decompressobj()
-        raw = inflater.decompress(blob, max_bytes)
-        if inflater.unconsumed_tail:
-            raise ModelFormatError(f"site model inflates past {max_bytes:,} bytes; refused")
-        if not inflater.eof:
-            raise ModelFormatError("site model is truncated (incomplete zlib stream)")
-        return json.loads(raw.decode("utf-8")), None
+        return json.loads(_inflate(blob, max_bytes, "site model").decode("utf-8")), None
     except (zlib.error, UnicodeDecodeError, ValueError, TypeError, RecursionError) as exc:
         raise ModelFormatError(f"site model is not valid compressed JSON: {exc!r:.200}") from None
+
+
+def _inflate(data: bytes, max_bytes: int, what: str) -> bytes:
+    """``data`` decompressed, refused past ``max_bytes`` (a zlib bomb in a shared store
+    must not exhaust memory) or when the stream is incomplete."""
+    inflater = zlib.decompressobj()
+    raw = inflater.decompress(data, max_bytes)
+    if inflater.unconsumed_tail:
+        raise ModelFormatError(f"{what} inflates past {max_bytes:,} bytes; refused")
+    if not inflater.eof:
+        raise ModelFormatError(f"{what} is truncated (incomplete zlib stream)")
+    return raw
 
 
 def b64(a: np.ndarray) -> str:
@@ -97,12 +103,10 @@ def unpack(blob: bytes, max_bytes: int) -> tuple[dict[str, Any], dict[str, np.nd
     if len(blob) < start or blob[:len(MAGIC)] != MAGIC:
         raise ModelFormatError("not a stored site model")
     end = start + int.from_bytes(blob[len(MAGIC):start], "little")
+    if end > len(blob):
+        raise ModelFormatError("site model header is truncated")
     try:
-        inflater = zlib.decompressobj()
-        raw = inflater.decompress(blob[start:end], max_bytes)
-        if inflater.unconsumed_tail or not inflater.eof or end > len(blob):
-            raise ModelFormatError("site model header is truncated or too large")
-        header = json.loads(raw.decode("utf-8"))
+        header = json.loads(_inflate(blob[start:end], max_bytes, "site model header").decode("utf-8"))
         specs = header.pop("arrays")
         arrays, at = {}, end
         for name, dtype, length in specs:
