@@ -34,7 +34,7 @@ column block by block cost three times as much.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 from lxml import etree
@@ -110,8 +110,8 @@ GROUP_SUMS = ("words_share", "link_density", "log_blocks", "prose_share", "log_d
 TYPE_NAMES = [f"type_{t}" for t in PAGE_TYPES]
 
 
-def _group_names() -> list[str]:
-    return [f"up{level}_{what}" for level in GROUP_LEVELS for what in GROUP_SUMS]
+#: The subtree-sum columns, level by level (built once: ``page_features`` reads them per page).
+GROUP_NAMES = [f"up{level}_{what}" for level in GROUP_LEVELS for what in GROUP_SUMS]
 
 
 #: The column of ``in_comment`` (the base names come first): read on every page by the
@@ -119,7 +119,7 @@ def _group_names() -> list[str]:
 IN_COMMENT = BASE_NAMES.index("in_comment")
 
 
-def _stacked(col: dict[str, np.ndarray], names, n: int) -> np.ndarray:
+def _stacked(col: dict[str, np.ndarray], names: Sequence[str], n: int) -> np.ndarray:
     """The float64 columns ``names`` of ``col`` side by side, as ``np.column_stack`` puts
     them, written into one array: column_stack makes a 2-D copy of each column first,
     three NumPy calls a column, a hundred a page."""
@@ -135,7 +135,7 @@ def feature_names() -> list[str]:
     names += [f"anc_{t}" for t in FLAG_TAGS]
     names += ["tag_" + "_".join(g) for g in TAG_GROUPS]
     names += list(CONTENT_CONTAINERS)
-    names += _group_names()
+    names += GROUP_NAMES
     names += REGION_NAMES
     for off in OFFSETS:
         names += [f"{n}@{off:+d}" for n in CONTEXT_NAMES]
@@ -352,7 +352,7 @@ def page_features(
         col[f"up{level}_prose_share"] = gp / prose_total
         col[f"up{level}_log_dates"] = np.log1p(gd)
         col[f"up{level}_log_linked_headings"] = np.log1p(gh)
-    groups = _stacked(col, _group_names(), n)
+    groups = _stacked(col, GROUP_NAMES, n)
     region = region_columns(blocks, prose, col["depth"])
 
     ctx_src = _stacked(col, CONTEXT_NAMES, n)

@@ -21,7 +21,7 @@ on four domain folds and applied to the fifth.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -55,7 +55,8 @@ def _unless_all(keep: np.ndarray, drop: np.ndarray) -> np.ndarray:
     return keep & ~drop
 
 
-def _kept_where(blocks: Sequence[Block], keep: np.ndarray, test) -> np.ndarray:
+def _kept_where(blocks: Sequence[Block], keep: np.ndarray,
+                test: Callable[[Block], bool]) -> np.ndarray:
     """Which kept blocks pass ``test`` (called on kept blocks only)."""
     out = np.zeros(len(blocks), dtype=bool)
     for i in np.flatnonzero(keep).tolist():
