@@ -44,6 +44,7 @@ TOO_LARGE = "too_large"
 TOO_MANY_ELEMENTS = "too_many_elements"
 TOO_WIDE = "too_wide"
 TOO_DEEP = "too_deep"
+DAMAGED_HEAD = "damaged_head"
 FRAMESET = "frameset"
 ERROR = "error"
 

@@ -12,8 +12,9 @@ charset, then UTF-8), the rules Scrapy itself applies to ``response.text``.
 Every way in ends in ``Page.from_tree``: ``from_html`` (``extract()``,
 ``Declutter``) parses and calls it, the Scrapy components hand it
 ``response.selector.root``. It is also where a page nested too deep for the
-parser is re-read flat, from the text the tree was parsed from: that text is
-parsed once more, never the original twice.
+parser is re-read flat, and a page whose damaged head swallowed its body is
+re-read with the body back, from the text the tree was parsed from: that
+text is parsed once more, never the original twice.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ from .blocks import Block
 from .segment import segment
 from .language import (DEFAULT_LANGUAGE, declared_language, page_language,
                        page_stopword_counts, stoplist)
-from .limits import DEFAULT_LIMITS, NO_TEXT, TOO_DEEP, Limits, empty_root, log_reason
-from .salvage import flatten, whole_document
+from .limits import DAMAGED_HEAD, DEFAULT_LIMITS, NO_TEXT, TOO_DEEP, Limits, empty_root, log_reason
+from .salvage import body_from_head, closed_title, flatten, whole_document
 from .sniff import decode_html
 
 if TYPE_CHECKING:
@@ -152,9 +153,15 @@ class Page:
         A tree over a cap (``limits``) gets no blocks and a ``reason``. A tree
         the parser cut short (too deep) is re-read flat from ``source``, the
         text it was parsed from (a callable is called only then), so its text
-        is not lost; without a source it is segmented as far as it goes.
+        is not lost; without a source it is segmented as far as it goes. A
+        tree without a body whose head swallowed the page is re-read with the
+        body back (``_body_reopened``).
         """
         limits = limits or DEFAULT_LIMITS
+        if source is not None and root.find("body") is None:
+            reopened = cls._body_reopened(root, url, source, limits)
+            if reopened is not None:
+                return reopened
         page = cls._segmented(root, url, limits)
         if source is None or not page.reason.startswith(TOO_DEEP):
             return page
@@ -164,6 +171,30 @@ class Page:
         if not flat.reason or flat.reason == NO_TEXT:
             flat.reason = f"{page.reason}; text re-read without nesting"
         return flat
+
+    @classmethod
+    def _body_reopened(
+        cls, root: etree._Element, url: str | None, source: str | Callable[[], str], limits: Limits
+    ) -> "Page | None":
+        """The Page of a body-less tree whose damaged head held the page (``salvage``),
+        re-read with a body; None when the head held nothing of the page."""
+        text = source() if callable(source) else source
+        closed = closed_title(root, text)
+        if closed is None:
+            reopened = body_from_head(root)
+            damage = "an element a head cannot hold kept the page in the head"
+        else:
+            reopened = parse_html(closed)
+            if reopened.find("body") is None:
+                reopened = body_from_head(reopened) or reopened
+            damage = "an unclosed <title> held the page"
+        if reopened is None:
+            return None
+        page = cls._segmented(reopened, url, limits)
+        if page.blocks and not page.reason:
+            page.reason = f"{DAMAGED_HEAD}: {damage}; text re-read with a body"
+            log_reason(url, page.reason)
+        return page
 
     @classmethod
     def _segmented(cls, root: etree._Element, url: str | None, limits: Limits) -> "Page":

@@ -193,6 +193,42 @@ def test_a_too_deep_tree_with_its_text_is_re_read_flat():
     assert [b.text for b in page.blocks] == ["Before the pit.", "At the bottom.", "After the pit."]
 
 
+# -- a damaged head (an unclosed <title>, a stray element) that swallowed the body -----
+# Modelled on L3S-GN1 pages that lost a chunk of their head (0014, 0582): libxml2
+# then builds no <body>, and the page had no text at all.
+STORY = "<div id='story'>" + f"<p>{LONG}</p>" * 3 + "</div>"
+UNCLOSED_TITLE = ("<html><head><title>Golfer wins the title(The Times)ntById('font'); obj.size = 3; "
+                  + "var x = 1; " * 150 + "</script></head><body>" + STORY + "</body></html>")
+STRAY_IN_HEAD = "<html><head><title>Golfer wins</title><meta name='a' content='b'><mbox>" + STORY + "</html>"
+
+
+@pytest.mark.parametrize("html, damage", [(UNCLOSED_TITLE, "unclosed <title>"), (STRAY_IN_HEAD, "cannot hold")],
+                         ids=["unclosed-title", "stray-element"])
+def test_a_body_swallowed_by_a_damaged_head_is_read_again(html, damage, caplog):
+    assert Selector(text=html).root.find("body") is None  # the damage, as the parser sees it
+    with caplog.at_level(logging.WARNING, logger="scrapy_declutter"):
+        result = extract(html, URL)
+    assert reason_kind(result.reason) == "damaged_head" and damage in result.reason
+    assert result.text.count("plenty of ordinary words") == 9
+    assert "plenty" not in result.title and result.title.startswith("Golfer wins")
+    assert "damaged_head" in caplog.text and URL in caplog.text
+
+
+def test_the_scrapy_tree_of_a_damaged_head_is_read_again_and_left_as_it_was():
+    root = Selector(text=STRAY_IN_HEAD).root
+    page = Page.from_tree(root, URL, source=lambda: STRAY_IN_HEAD)
+    assert reason_kind(page.reason) == "damaged_head" and len(page.blocks) == 3
+    assert root.find("body") is None and root.find("head/mbox") is not None  # the caller's tree
+    assert Page.from_tree(Selector(text=UNCLOSED_TITLE).root, URL, source=UNCLOSED_TITLE).blocks
+
+
+def test_a_head_that_swallowed_nothing_is_not_read_again():
+    short_title = "<html><head><title>A title <b>with</b> markup, but short</title></head></html>"
+    for html in (short_title, "<html><head><title>Only a head</title><meta name='a'></head></html>"):
+        assert reason_kind(extract(html, URL).reason) == "no_text"
+    assert Page.from_html(UNCLOSED_TITLE.replace("</script></head>", "</title></head>"), URL).reason == ""
+
+
 def test_nesting_the_parser_handles_is_not_flagged():
     page = Page.from_html(deep_page(1_500), URL)
     assert page.reason == ""
