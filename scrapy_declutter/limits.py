@@ -127,13 +127,17 @@ def empty_root() -> etree._Element:
 
 #: Reasons that are ordinary facts of a crawl, logged at INFO; the others warn.
 QUIET_KINDS = frozenset({EMPTY, NO_TEXT, FRAMESET})
+#: Reasons of pages that were analysed all the same, from a repaired reading of their text.
+BEST_EFFORT_KINDS = frozenset({TOO_DEEP, DAMAGED_HEAD})
 
 
 def log_reason(url: str | None, reason: str) -> None:
     """Say, once per page, why it was passed through or only partly analysed."""
     if reason:
-        level = logging.INFO if reason_kind(reason) in QUIET_KINDS else logging.WARNING
-        logger.log(level, "scrapy_declutter passes %s through: %s", url or "<no url>", reason)
+        kind = reason_kind(reason)
+        level = logging.INFO if kind in QUIET_KINDS else logging.WARNING
+        done = "reads %s as best it can" if kind in BEST_EFFORT_KINDS else "passes %s through"
+        logger.log(level, f"scrapy_declutter {done}: %s", url or "<no url>", reason)
 
 
 def reason_kind(reason: str) -> str:
