@@ -11,7 +11,8 @@ from conftest import require_compiled
 
 from scrapy_declutter.errors import ModelFormatError
 from scrapy_declutter.sitelearning import counts, ngramkeys
-from scrapy_declutter.sitelearning.counts import counted, merged, python_counted, python_merged
+from scrapy_declutter.sitelearning.counts import (counted, merged, pruned, python_counted,
+                                                  python_merged, python_pruned)
 from scrapy_declutter.sitelearning.ngram import DISCARD, KEEP, PRUNE_TO, NGramClassifier, NGramLM
 
 
@@ -218,6 +219,23 @@ def test_compiled_counting_and_merging_equal_the_numpy_reference():
         ta, tb = counted(a), counted(b)
         assert _same(ta, python_counted(a)) and _same(tb, python_counted(b)), trial
         assert _same(merged(*ta, *tb), python_merged(*ta, *tb)), trial
+
+
+def test_compiled_pruning_keeps_the_entries_the_numpy_reference_keeps():
+    require_compiled(counts._compiled, "n-gram counting")
+    rng = np.random.default_rng(13)
+    for trial in range(300):
+        n = int(rng.integers(1, 3000))
+        keys = np.unique(rng.integers(0, 2**64 - 1, n, dtype=np.uint64))
+        # small counts with long runs of ties (a site's n-grams), and some past the
+        # histogram, which go to the reference
+        top = [3, 20, 5000, 2**40][trial % 4]
+        table = keys, rng.integers(1, top, len(keys), dtype=np.int64)
+        keep = int(rng.integers(0, len(keys) + 2))
+        assert _same(pruned(*table, keep), python_pruned(*table, keep)), trial
+        if 0 < keep < len(keys) and top <= 20:
+            assert counts._compiled.pruned(*table, keep) is not None  # the histogram did it
+    assert counts._compiled.pruned(keys, np.full(len(keys), 2**40, np.int64), 1) is None
 
 
 def test_a_site_trained_page_by_page_has_the_tables_of_the_numpy_path(monkeypatch):
