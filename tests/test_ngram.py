@@ -285,7 +285,7 @@ def test_stale_scoring_tables_are_let_go_when_training_makes_them_stale():
     assert clf.classify("an article about gardens") == again.classify("an article about gardens")
 
 
-def test_compiled_text_keys_are_the_numpy_reference_keys():
+def test_compiled_text_counts_are_the_numpy_reference_counts():
     require_compiled(ngramkeys._compiled, "n-gram keys")
     rng = np.random.default_rng(3)
     alphabet = list("ab c\u00e9Σ日\n") + ["\ud800", "\U0001f600"]
@@ -293,8 +293,13 @@ def test_compiled_text_keys_are_the_numpy_reference_keys():
         texts = ["".join(rng.choice(alphabet, int(rng.integers(1, 40))))
                  for _ in range(int(rng.integers(1, 6)))]
         order = int(rng.integers(1, 8))
-        got, want = ngramkeys.texts_keys(texts, order), ngramkeys.python_texts_keys(texts, order)
-        assert got.dtype == want.dtype == np.uint64, trial
-        assert np.array_equal(np.sort(got), np.sort(want)), (texts, order)
+        got = ngramkeys.texts_counted(texts, order)
+        want = python_counted(ngramkeys.python_texts_keys(texts, order))
+        assert _same(got, want), (texts, order)
     # one text of n characters has min(i, order - 1) + 1 keys at position i
-    assert len(ngramkeys.texts_keys(["abcdefgh"], 6)) == 1 + 2 + 3 + 4 + 5 + 6 * 3
+    assert ngramkeys.texts_counted(["abcdefgh"], 6)[1].sum() == 1 + 2 + 3 + 4 + 5 + 6 * 3
+    # long enough for the hash table to grow several times
+    many = ["".join(rng.choice(alphabet, 3000)) for _ in range(4)]
+    assert _same(ngramkeys.texts_counted(many, 6),
+                 python_counted(ngramkeys.python_texts_keys(many, 6)))
+    assert [len(a) for a in ngramkeys.texts_counted([], 6)] == [0, 0]
