@@ -11,7 +11,8 @@ from conftest import require_compiled
 
 from scrapy_declutter.errors import ModelFormatError
 from scrapy_declutter.sitelearning import counts, ngramkeys
-from scrapy_declutter.sitelearning.counts import counted, merged, python_counted, python_merged
+from scrapy_declutter.sitelearning.counts import (counted, merged, pruned, python_counted,
+                                                  python_merged, python_pruned)
 from scrapy_declutter.sitelearning.ngram import DISCARD, KEEP, PRUNE_TO, NGramClassifier, NGramLM
 
 
@@ -220,6 +221,23 @@ def test_compiled_counting_and_merging_equal_the_numpy_reference():
         assert _same(merged(*ta, *tb), python_merged(*ta, *tb)), trial
 
 
+def test_compiled_pruning_keeps_the_entries_the_numpy_reference_keeps():
+    require_compiled(counts._compiled, "n-gram counting")
+    rng = np.random.default_rng(13)
+    for trial in range(300):
+        n = int(rng.integers(1, 3000))
+        keys = np.unique(rng.integers(0, 2**64 - 1, n, dtype=np.uint64))
+        # small counts with long runs of ties (a site's n-grams), and some past the
+        # histogram, which go to the reference
+        top = [3, 20, 5000, 2**40][trial % 4]
+        table = keys, rng.integers(1, top, len(keys), dtype=np.int64)
+        keep = int(rng.integers(0, len(keys) + 2))
+        assert _same(pruned(*table, keep), python_pruned(*table, keep)), trial
+        if 0 < keep < len(keys) and top <= 20:
+            assert counts._compiled.pruned(*table, keep) is not None  # the histogram did it
+    assert counts._compiled.pruned(keys, np.full(len(keys), 2**40, np.int64), 1) is None
+
+
 def test_a_site_trained_page_by_page_has_the_tables_of_the_numpy_path(monkeypatch):
     require_compiled(counts._compiled, "n-gram counting")
     rng = np.random.default_rng(5)
@@ -267,7 +285,7 @@ def test_stale_scoring_tables_are_let_go_when_training_makes_them_stale():
     assert clf.classify("an article about gardens") == again.classify("an article about gardens")
 
 
-def test_compiled_text_keys_are_the_numpy_reference_keys():
+def test_compiled_text_counts_are_the_numpy_reference_counts():
     require_compiled(ngramkeys._compiled, "n-gram keys")
     rng = np.random.default_rng(3)
     alphabet = list("ab c\u00e9Σ日\n") + ["\ud800", "\U0001f600"]
@@ -275,8 +293,13 @@ def test_compiled_text_keys_are_the_numpy_reference_keys():
         texts = ["".join(rng.choice(alphabet, int(rng.integers(1, 40))))
                  for _ in range(int(rng.integers(1, 6)))]
         order = int(rng.integers(1, 8))
-        got, want = ngramkeys.texts_keys(texts, order), ngramkeys.python_texts_keys(texts, order)
-        assert got.dtype == want.dtype == np.uint64, trial
-        assert np.array_equal(np.sort(got), np.sort(want)), (texts, order)
+        got = ngramkeys.texts_counted(texts, order)
+        want = python_counted(ngramkeys.python_texts_keys(texts, order))
+        assert _same(got, want), (texts, order)
     # one text of n characters has min(i, order - 1) + 1 keys at position i
-    assert len(ngramkeys.texts_keys(["abcdefgh"], 6)) == 1 + 2 + 3 + 4 + 5 + 6 * 3
+    assert ngramkeys.texts_counted(["abcdefgh"], 6)[1].sum() == 1 + 2 + 3 + 4 + 5 + 6 * 3
+    # long enough for the hash table to grow several times
+    many = ["".join(rng.choice(alphabet, 3000)) for _ in range(4)]
+    assert _same(ngramkeys.texts_counted(many, 6),
+                 python_counted(ngramkeys.python_texts_keys(many, 6)))
+    assert [len(a) for a in ngramkeys.texts_counted([], 6)] == [0, 0]

@@ -385,3 +385,22 @@ def test_a_banner_that_differs_only_by_date_and_url_is_learned_as_template():
     banner_block = next(b for b in last.blocks if "archived on" in b.text)
     assert banner_block.step == "site-template" and not banner_block.is_content
     assert "archived on" not in last.text and "bee among the borders" in last.text
+
+
+def test_a_fresh_model_teaches_what_the_full_rules_teach_when_nothing_applies():
+    # A model that has learned nothing takes a short path (a fresh site's warm-up
+    # pages); one that knows a fingerprint of no block here runs every rule, none of
+    # which can apply with no pages counted. Both must teach the same lesson.
+    gen = build_extractor("default")
+    lrn = SiteLearner()
+    for i in range(3):
+        page = Page.from_html(article(i), f"https://news.example/{i}")
+        gen.run(page)
+        labels = [(b.label, b.score, b.step) for b in page.blocks]
+        fresh = lrn.apply(page, SiteModel(site="news.example"))
+        assert [(b.label, b.score, b.step) for b in page.blocks] == labels
+        seen = SiteModel(site="news.example", fingerprints={fingerprint("never on this page"): 1})
+        full = lrn.apply(page, seen)
+        assert fresh.examples == full.examples and fresh.examples
+        assert (fresh.template, fresh.settled, fresh.voted, fresh.duplicate) == (0, 0, 0, False)
+        assert (full.template, full.settled, full.voted, full.duplicate) == (0, 0, 0, False)

@@ -17,6 +17,7 @@ import numpy as np
 
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport calloc, free
+from libc.string cimport memcpy, memset
 
 #: Fibonacci hashing: the high bits of ``key * GOLDEN`` index the table.
 cdef uint64_t GOLDEN = 0x9E3779B97F4A7C15ULL
@@ -27,47 +28,178 @@ cdef struct Slot:
     int64_t count  # 0: the slot is free (the key 0 is a key like any other)
 
 
+cdef void radix_sort(uint64_t *keys, int64_t *counts, uint64_t *tmp_keys, int64_t *tmp_counts,
+                     Py_ssize_t n) noexcept nogil:
+    """Sort ``n`` (key, count) pairs by key: least significant byte first, a byte that is the
+    same in every key skipped (n-gram keys' character bytes above the first mostly are). The
+    result is in ``keys``/``counts``; the ``tmp_`` buffers (room for ``n``) are scratch."""
+    cdef Py_ssize_t hist[8][256]
+    cdef Py_ssize_t i, b, total, at
+    cdef uint64_t *src_k = keys
+    cdef int64_t *src_c = counts
+    cdef uint64_t *dst_k = tmp_keys
+    cdef int64_t *dst_c = tmp_counts
+    cdef uint64_t key
+    memset(hist, 0, sizeof(hist))
+    for i in range(n):
+        key = keys[i]
+        for b in range(8):
+            hist[b][(key >> (8 * b)) & 0xFF] += 1
+    for b in range(8):
+        if hist[b][(keys[0] >> (8 * b)) & 0xFF] == n:
+            continue  # every key has this byte: the order stands
+        total = 0
+        for i in range(256):
+            at = hist[b][i]
+            hist[b][i] = total
+            total += at
+        for i in range(n):
+            key = src_k[i]
+            at = hist[b][(key >> (8 * b)) & 0xFF]
+            hist[b][(key >> (8 * b)) & 0xFF] = at + 1
+            dst_k[at] = key
+            dst_c[at] = src_c[i]
+        src_k, dst_k = dst_k, src_k
+        src_c, dst_c = dst_c, src_c
+    if src_k != keys:
+        memcpy(keys, src_k, n * sizeof(uint64_t))
+        memcpy(counts, src_c, n * sizeof(int64_t))
+
+
 def counted(const uint64_t[::1] keys):
-    """The distinct keys, sorted, and how often each occurs (int64)."""
+    """The distinct keys, sorted, and how often each occurs (int64).
+
+    The distinct keys are collected from the hash table with their counts and
+    radix-sorted (two passes per byte that varies): sorting them with NumPy
+    was two thirds of what counting a page's n-grams cost. The table starts
+    at half the keys' number (a page's lesson has some 2.7 n-gram occurrences
+    per distinct n-gram) and doubles when it is 3/4 full, so that it stays in
+    the processor's cache: sized for every key distinct, it took 1 MB of
+    fresh memory per page and class, and half the time went to touching it.
+    """
     cdef Py_ssize_t n = keys.shape[0], i, distinct = 0
     cdef int bits = 4
-    # At most half full if every key is distinct; key and count share a cache line.
-    while (<Py_ssize_t>1 << bits) < n + n // 2:
+    while (<Py_ssize_t>1 << bits) < n // 2:
         bits += 1
-    cdef uint64_t mask = (<uint64_t>1 << bits) - 1, slot, key
-    cdef int shift = 64 - bits
-    cdef Slot *table = <Slot *>calloc(mask + 1, sizeof(Slot))
+    cdef Slot *table = <Slot *>calloc(<size_t>1 << bits, sizeof(Slot))
+    cdef Slot *grown
+    cdef bint failed = False
     if table == NULL:
         raise MemoryError()
-    uniq = np.empty(n, dtype=np.uint64)
-    cdef uint64_t[::1] u = uniq
-    cdef int64_t[::1] c_view
     try:
         with nogil:
             for i in range(n):
-                key = keys[i]
-                slot = (key * GOLDEN) >> shift
-                while table[slot].count and table[slot].key != key:
-                    slot = (slot + 1) & mask
-                if not table[slot].count:
-                    table[slot].key = key
-                    u[distinct] = key
+                if _add(table, bits, keys[i], 1):
                     distinct += 1
-                table[slot].count += 1
-        uniq = np.sort(uniq[:distinct])
-        u = uniq
+                    if distinct * 4 > (<Py_ssize_t>3 << bits):
+                        grown = _grown(table, bits)
+                        if grown == NULL:
+                            failed = True
+                            break
+                        free(table)
+                        table = grown
+                        bits += 1
+        if failed:
+            raise MemoryError()
+        uniq = np.empty(distinct, dtype=np.uint64)
         counts = np.empty(distinct, dtype=np.int64)
-        c_view = counts
-        with nogil:
-            for i in range(distinct):
-                key = u[i]
-                slot = (key * GOLDEN) >> shift
-                while table[slot].key != key:
-                    slot = (slot + 1) & mask
-                c_view[i] = table[slot].count
+        scratch_keys = np.empty(distinct, dtype=np.uint64)
+        scratch_counts = np.empty(distinct, dtype=np.int64)
+        _collect_sorted(table, <Py_ssize_t>1 << bits, uniq, counts, scratch_keys, scratch_counts)
     finally:
         free(table)
     return uniq, counts
+
+
+cdef inline bint _add(Slot *table, int bits, uint64_t key, int64_t count) noexcept nogil:
+    """Add ``count`` to ``key``'s slot of a table of ``1 << bits`` slots; whether it was new."""
+    cdef uint64_t mask = (<uint64_t>1 << bits) - 1
+    cdef uint64_t slot = (key * GOLDEN) >> (64 - bits)
+    while table[slot].count and table[slot].key != key:
+        slot = (slot + 1) & mask
+    if table[slot].count:
+        table[slot].count += count
+        return False
+    table[slot].key = key
+    table[slot].count = count
+    return True
+
+
+cdef Slot *_grown(Slot *table, int bits) noexcept nogil:
+    """A table twice the size with every entry of ``table`` (NULL: out of memory)."""
+    cdef Py_ssize_t i
+    cdef Slot *grown = <Slot *>calloc(<size_t>2 << bits, sizeof(Slot))
+    if grown != NULL:
+        for i in range(<Py_ssize_t>1 << bits):
+            if table[i].count:
+                _add(grown, bits + 1, table[i].key, table[i].count)
+    return grown
+
+
+cdef void _collect_sorted(Slot *table, Py_ssize_t size, uint64_t[::1] keys, int64_t[::1] counts,
+                          uint64_t[::1] tmp_keys, int64_t[::1] tmp_counts) noexcept:
+    """The table's (key, count) pairs into ``keys``/``counts``, sorted by key."""
+    cdef Py_ssize_t i, k = 0, n = keys.shape[0]
+    if n == 0:
+        return
+    with nogil:
+        for i in range(size):
+            if table[i].count:
+                keys[k] = table[i].key
+                counts[k] = table[i].count
+                k += 1
+        radix_sort(&keys[0], &counts[0], &tmp_keys[0], &tmp_counts[0], n)
+
+
+#: Counts up to this are selected by a histogram in ``pruned``; a table with a higher
+#: count at the cut falls back to the NumPy reference (``np.partition``).
+cdef Py_ssize_t HISTOGRAM = 4096
+
+
+def pruned(const uint64_t[::1] keys, const int64_t[::1] counts, Py_ssize_t keep):
+    """``counts.python_pruned``: the ``keep`` entries with the highest counts, ties to the
+    lower key, in key order, with a histogram of the counts (a site's n-gram counts are
+    small) instead of a partition and three masks. None when the count at the cut is past
+    ``HISTOGRAM`` or a count is negative: the caller uses the reference then."""
+    cdef Py_ssize_t n = keys.shape[0], i, k = 0, above = 0, ties
+    cdef int64_t c, last = -1
+    cdef Py_ssize_t *hist = <Py_ssize_t *>calloc(HISTOGRAM + 1, sizeof(Py_ssize_t))
+    if hist == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for i in range(n):
+                c = counts[i]
+                if c < 0:
+                    break
+                hist[c if c < HISTOGRAM else HISTOGRAM] += 1
+            else:
+                i = HISTOGRAM
+                while i >= 0:
+                    if above + hist[i] >= keep:
+                        last = i
+                        break
+                    above += hist[i]
+                    i -= 1
+    finally:
+        free(hist)
+    if last < 0 or last >= HISTOGRAM:
+        return None
+    out_keys = np.empty(keep, dtype=np.uint64)
+    out_counts = np.empty(keep, dtype=np.int64)
+    cdef uint64_t[::1] ok = out_keys
+    cdef int64_t[::1] oc = out_counts
+    ties = keep - above  # entries at the cut's count that survive: the first, lowest keys
+    with nogil:
+        for i in range(n):
+            c = counts[i]
+            if c > last or (c == last and ties > 0):
+                if c == last:
+                    ties -= 1
+                ok[k] = keys[i]
+                oc[k] = c
+                k += 1
+    return out_keys, out_counts
 
 
 def merged(const uint64_t[::1] keys, const int64_t[::1] counts,
@@ -126,24 +258,28 @@ cdef uint64_t PRIME = 0x100000001B3ULL
 cdef uint64_t LOW32 = 0xFFFFFFFFULL
 
 
-def texts_keys(list texts, int order):
-    """``ngramkeys.python_texts_keys`` in one loop: every n-gram key of the texts, each text on
-    its own, without the ``(order, length)`` arrays and the mask the NumPy path builds (the
-    keys come position by position, not order by order: the same keys, counted the same)."""
-    cdef Py_ssize_t total = 0, at = 0, i, k, top
+def texts_counted(list texts, int order):
+    """``counts.counted(ngramkeys.python_texts_keys(texts, order))`` in one loop: every n-gram
+    key of the texts (each text on its own) goes straight to the hash count as it is rolled,
+    without the array of every occurrence (its writing and reading back was a fifth of what
+    counting a lesson cost) nor the ``(order, length)`` arrays and mask of the NumPy path."""
+    cdef Py_ssize_t total = 0, i, k, top, distinct = 0
     cdef str text
     cdef Py_UCS4 ch
     cdef uint64_t c, before = 0, h
+    cdef int bits = 4
+    cdef Slot *grown
     if order < 1:
         raise ValueError(f"order must be >= 1, not {order}")
     for text in texts:
         total += len(text)
-    keys = np.empty(total * order, dtype=np.uint64)
-    cdef uint64_t[::1] out = keys
+    while (<Py_ssize_t>1 << bits) < total * order // 2:  # as ``counted`` sizes it
+        bits += 1
     cdef uint64_t *ctx = <uint64_t *>calloc(order, sizeof(uint64_t))  # context hash per length
-    if ctx == NULL:
-        raise MemoryError()
+    cdef Slot *table = <Slot *>calloc(<size_t>1 << bits, sizeof(Slot))
     try:
+        if ctx == NULL or table == NULL:
+            raise MemoryError()
         for text in texts:
             i = 0
             for ch in text:
@@ -156,10 +292,23 @@ def texts_keys(list texts, int order):
                 ctx[0] = SEED
                 for k in range(top + 1):
                     h = ctx[k]
-                    out[at] = (((h >> 32) ^ (h & LOW32)) << 32) | c
-                    at += 1
+                    if _add(table, bits, (((h >> 32) ^ (h & LOW32)) << 32) | c, 1):
+                        distinct += 1
+                        if distinct * 4 > (<Py_ssize_t>3 << bits):
+                            grown = _grown(table, bits)
+                            if grown == NULL:
+                                raise MemoryError()
+                            free(table)
+                            table = grown
+                            bits += 1
                 before = c
                 i += 1
+        uniq = np.empty(distinct, dtype=np.uint64)
+        counts = np.empty(distinct, dtype=np.int64)
+        scratch_keys = np.empty(distinct, dtype=np.uint64)
+        scratch_counts = np.empty(distinct, dtype=np.int64)
+        _collect_sorted(table, <Py_ssize_t>1 << bits, uniq, counts, scratch_keys, scratch_counts)
     finally:
         free(ctx)
-    return keys[:at]
+        free(table)
+    return uniq, counts

@@ -223,6 +223,16 @@ class SiteLearner:
         if model is None:
             return lesson
         threshold = model.template_threshold(share=self.template_share, min_pages=self.min_pages)
+        clf = model.classifier
+        voting = self.vote and clf.ready(self.min_examples)
+        if threshold == float("inf") and not model.fingerprints and not voting:
+            # Nothing learned can apply yet (a fresh site's warm-up pages are all labelled
+            # so): no template, container or vote, and no near-copy of a page never seen.
+            # The lesson is what the loop below would teach then, at a fraction of its cost.
+            for b in blocks:
+                if self.confidence(b) >= self.confident_margin:
+                    teach(KEEP if b.is_content else DISCARD, b.text)
+            return lesson
         lesson.duplicate = self._near_copy(page, model, keys.fingerprints)
         in_page = Counter(keys.fingerprints)
         # A pattern repeated within the page ("(133) reviews, 4.6 out of 5 stars" or
@@ -241,8 +251,6 @@ class SiteLearner:
         for i in range(len(blocks) - 1):
             if template[i] and _titles(blocks[i], blocks[i + 1], template[i + 1]):
                 template[i] = False
-        clf = model.classifier
-        voting = self.vote and clf.ready(self.min_examples)
         everywhere = voting and (model.supervised > 0 or not self.vote_needs_supervision)
         place = model.container(max(threshold, CONTAINER_MIN_PAGES)) if self.use_container else None
         where = self._container_sides(places, place) if place else None

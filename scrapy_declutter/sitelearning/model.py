@@ -26,7 +26,6 @@ writers add up instead of overwriting each other.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from ..errors import ModelFormatError, ModelVersionError
+from .memo import Memo
 from .modelbytes import narrowest, pack, read
 from .ngram import FORMAT_VERSION as NGRAM_FORMAT_VERSION
 from .ngram import NGramClassifier
@@ -83,9 +83,8 @@ _MONTHS = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may
                      r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b")
 HASH_MASK = (1 << 63) - 1  # fits SQLite INTEGER and JSON exactly
 #: Fingerprints of block texts up to ``CACHED_CHARS`` long are cached (``FINGERPRINT_CACHE``
-#: of them, a few MB): a site's template blocks (menus, footers, bylines) are short and
-#: recur on each of its pages, and a page in its site's warm-up is fingerprinted twice.
-#: Normalising costs 10-15 us a block, several ms on a page of a few hundred blocks.
+#: of them, a few MB, in a ``memo.Memo``): a site's template blocks (menus, footers,
+#: bylines) are short and recur on each of its pages.
 CACHED_CHARS = 256
 FINGERPRINT_CACHE = 1 << 15
 
@@ -123,23 +122,23 @@ normalise: Callable[[str], str] = _compiled.normalise if _compiled else python_n
 _fingerprint: Callable[[str], int] = _compiled.fingerprint if _compiled else python_fingerprint
 
 
+#: The fingerprints of short texts (``CACHED_CHARS``) seen lately.
+_CACHED: Memo[str, int] = Memo(_fingerprint, FINGERPRINT_CACHE)
+
+
 def fingerprint(text: str) -> int:
     """The 63-bit fingerprint of a block's text."""
     if len(text) <= CACHED_CHARS:
-        return _cached_fingerprint(text)
+        return _CACHED(text)
     return _fingerprint(text)
 
 
 def fingerprints(texts: Sequence[str]) -> list[int]:
     """The fingerprints of a page's block texts, in order (``fingerprint`` inlined: a page
     has a few hundred blocks, and a call is a tenth of what a cached one costs)."""
-    cached, uncached = _cached_fingerprint, _fingerprint
-    return [cached(text) if len(text) <= CACHED_CHARS else uncached(text) for text in texts]
-
-
-@functools.lru_cache(maxsize=FINGERPRINT_CACHE)
-def _cached_fingerprint(text: str) -> int:
-    return _fingerprint(text)
+    known, cached, uncached = _CACHED.values, _CACHED, _fingerprint
+    return [(known.get(text) or cached(text)) if len(text) <= CACHED_CHARS else uncached(text)
+            for text in texts]
 
 
 def url_hash(url: str) -> int:

@@ -43,7 +43,7 @@ from ..errors import ModelFormatError
 from .counts import Table, counted, merged, pruned
 from .lmindex import Scorer
 from .modelbytes import b64, narrowest, unb64
-from .ngramkeys import MAX_CHARS, codepoints, ngram_keys, texts_keys, valid_mask
+from .ngramkeys import MAX_CHARS, codepoints, ngram_keys, texts_counted, valid_mask
 
 #: The seed's n (LingPipe ``NGRAM_SIZE = 6``).
 DEFAULT_ORDER = 6
@@ -227,7 +227,7 @@ Prepared = dict[str, tuple[np.ndarray, np.ndarray, int]]
 def prepare(examples: Iterable[tuple[str, str]], order: int) -> Prepared:
     """Per category, the n-grams of all its texts, counted, and how many texts: one pass each.
 
-    Each text is its own sequence (``ngramkeys.texts_keys``), so the counts
+    Each text is its own sequence (``ngramkeys.texts_counted``), so the counts
     equal training each text on its own, as LingPipe does.
     """
     texts: dict[str, list[str]] = {}
@@ -236,7 +236,7 @@ def prepare(examples: Iterable[tuple[str, str]], order: int) -> Prepared:
             raise ValueError(f"category must be one of {CATEGORIES}, not {category!r}")
         if text:
             texts.setdefault(category, []).append(text[:MAX_CHARS])
-    return {category: (*counted(texts_keys(items, order)), len(items))
+    return {category: (*texts_counted(items, order), len(items))
             for category, items in texts.items()}
 
 

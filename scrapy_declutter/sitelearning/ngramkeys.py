@@ -15,6 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
+from .counts import Table, counted
 from .lmindex import SHIFT
 
 try:  # by name, as ``counts`` loads it: the import graph sees only .py modules
@@ -64,22 +65,24 @@ def _fold32(h: np.ndarray) -> np.ndarray:
     return (h >> SHIFT) ^ (h & _LOW32)
 
 
-def texts_keys(texts: Sequence[str], order: int) -> np.ndarray:
-    """The keys of every n-gram of the texts, each text a sequence of its own (no context
-    reaches into the text before, as LingPipe trains each text): what training them counts.
+def texts_counted(texts: Sequence[str], order: int) -> Table:
+    """The n-grams of the texts, counted (``counts.counted``), each text a sequence of its own
+    (no context reaches into the text before, as LingPipe trains each text): what training
+    them adds.
 
-    In the compiled loop (``_counts.texts_keys``) where the package was built with a
-    compiler: a third of what preparing a page's lesson cost went to the arrays and the
-    mask of the NumPy reference (``python_texts_keys``). The same keys, in another order.
+    In the compiled loop (``_counts.texts_counted``) where the package was built with a
+    compiler, which counts each key as it is rolled: the NumPy reference
+    (``python_texts_keys``, then ``counted``) builds every key of every order first.
+    The same table.
     """
     if _compiled is not None:
-        return _compiled.texts_keys(list(texts), order)
-    return python_texts_keys(texts, order)
+        return _compiled.texts_counted(list(texts), order)
+    return counted(python_texts_keys(texts, order))
 
 
 def python_texts_keys(texts: Sequence[str], order: int) -> np.ndarray:
-    """``texts_keys`` in NumPy: the texts joined, and each position's contexts kept only
-    as far back as its own text's start."""
+    """The keys of every n-gram of the texts, in NumPy: the texts joined, and each
+    position's contexts kept only as far back as its own text's start."""
     lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
     chars = codepoints("".join(texts), max_chars=int(lengths.sum()))
     keys = ngram_keys(chars, order)

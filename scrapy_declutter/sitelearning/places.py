@@ -25,11 +25,11 @@ have one.
 
 from __future__ import annotations
 
-import functools
 import re
 from typing import TYPE_CHECKING, Sequence
 
 from ..blocks import Ancestor
+from .memo import Memo
 from .model import FINGERPRINT_CACHE, HASH_MASK, fingerprint, hash_text, normalise
 
 if TYPE_CHECKING:
@@ -56,12 +56,14 @@ def describe(a: Ancestor) -> str:
     """``tag#id.class.class`` of one element, normalised (``div#post-0.entry``)."""
     if not a.id and not a.classes:  # most blocks' own element (p, li, td): no lookup
         return a.tag
-    return _named(a)
+    return _NAMED(a)
 
 
-@functools.lru_cache(maxsize=4096)
 def _named(a: Ancestor) -> str:
     return normalise(a.selector)
+
+
+_NAMED: Memo[Ancestor, str] = Memo(_named, 4096)
 
 
 class Places:
@@ -133,12 +135,14 @@ def folded_hash(text: str) -> int:
     # before the cache, which would hash every text (the long ones too) to look it up
     if len(text) > STRUCTURE_MAX_CHARS or text[1:].islower():
         return 0
-    return _folded(text)
+    return _FOLDED(text)
 
 
-@functools.lru_cache(maxsize=FINGERPRINT_CACHE)
 def _folded(text: str) -> int:
     return fingerprint(_NAMES.sub(r"\1<name>", text)) if _NAMES.search(text) else 0
+
+
+_FOLDED: Memo[str, int] = Memo(_folded, FINGERPRINT_CACHE)
 
 
 def structure_key(path: str, text: str) -> int:
@@ -150,12 +154,10 @@ def structure_key(path: str, text: str) -> int:
     folded = folded_hash(text)
     if not folded:
         return 0
-    return ((_path_hash(path) * _MIX) ^ folded) & HASH_MASK or 1
+    return ((_PATH_HASHES(path) * _MIX) ^ folded) & HASH_MASK or 1
 
 
-@functools.lru_cache(maxsize=FINGERPRINT_CACHE)
-def _path_hash(path: str) -> int:
-    return hash_text(path)
+_PATH_HASHES: Memo[str, int] = Memo(hash_text, FINGERPRINT_CACHE)
 
 
 def containers(places: Places, weights: Sequence[int], *, share: float,
