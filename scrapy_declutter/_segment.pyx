@@ -74,8 +74,11 @@ cdef inline object _untracked(object record):
     (a NamedTuple has ``__slots__ = ()``: no ``__dict__`` to point anywhere
     else), so no reference cycle can pass through them, and only objects in
     a cycle need the collector. CPython stops tracking a plain tuple of such
-    items by itself; these are tuple subclasses, which it never stops
-    tracking, and a page makes some 3.4 of them per block. Left tracked,
+    items by itself, but only when a collection first looks at it; these are
+    tuple subclasses, which it never stops tracking, and a page makes some
+    3.4 of them per block. A block's links and images (tuples of pairs of
+    strings) are untracked here too, before they count towards the next
+    collection. Left tracked,
     every full collection walked them for each page in flight or held in a
     warm-up. The Python walk makes the same objects and leaves them tracked:
     nothing but the collector's work differs.
@@ -268,14 +271,15 @@ cdef class _Builder:
                 links = []
                 for k in range(b.links_from, b.links_to):
                     link = <LRec*>w.links.data + k
-                    links.append((_text(arena + link.off, link.len), _attr_text(link.href)))
-                _set_field(block, "links", tuple(links))
+                    links.append(_untracked((_text(arena + link.off, link.len),
+                                             _attr_text(link.href))))
+                _set_field(block, "links", _untracked(tuple(links)))
             if b.images_to > b.images_from:
                 images = []
                 for k in range(b.images_from, b.images_to):
                     img = <IRec*>w.images.data + k
-                    images.append((_attr_text(img.alt) or "", _attr_text(img.src)))
-                _set_field(block, "images", tuple(images))
+                    images.append(_untracked((_attr_text(img.alt) or "", _attr_text(img.src))))
+                _set_field(block, "images", _untracked(tuple(images)))
             _set_field(block, "position", i / n)
             _set_field(block, "xpath", self.xpath(b.el))
             out.append(block)

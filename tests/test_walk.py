@@ -94,6 +94,9 @@ def test_the_walk_makes_blocks_at_their_slots_with_every_field_set():
     assert blocks[1].ancestors[-1] == Ancestor("p", "", ())
     assert blocks[1].ancestors[-1].selector == "p" and blocks[0].structure._asdict()["heading"] == 1
     assert not any(gc.is_tracked(r) for r in records)
+    # So are the links and images, tuples of pairs of strings.
+    assert not any(map(gc.is_tracked, (blocks[1].links, blocks[1].links[0], blocks[1].images,
+                                       blocks[1].images[0])))
 
 
 def test_names_are_shared_across_pages_and_equal_to_the_references():

@@ -17,6 +17,11 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
 from scrapy_declutter._slots cimport field_of, slot_at, slot_offset
 
+cdef extern from "Python.h":
+    bint PyObject_IS_GC(object o)
+    bint PyObject_GC_IsTracked(object o)
+    void PyObject_GC_UnTrack(void* op)
+
 DEF MAX_FIELDS = 64
 
 
@@ -180,7 +185,7 @@ def set_labels(list blocks, list labels, list scores, str step, object plain):
         if pair is None:
             b.set_label(label, score, step)
             if by_slot and type(b) is plain:
-                pairs[label] = b.trail[len(b.trail) - 1]
+                pairs[label] = _atomic(b.trail[len(b.trail) - 1])
             continue
         value = slot_at(b, at_trail)[0]
         if value == NULL or type(<object>value) is not tuple:
@@ -198,7 +203,21 @@ def set_labels(list blocks, list labels, list scores, str step, object plain):
         _write(b, at_label, label)
         _write(b, at_score, score if type(score) is float else float(score))
         _write(b, at_step, step)
-        _write(b, at_trail, longer)
+        _write(b, at_trail, _atomic(longer))
+
+
+cdef object _atomic(object t):
+    """``t`` no longer tracked by the garbage collector when it is a tuple of which no item
+    is tracked (strings, the pairs untracked here): CPython's own rule for tuples, which
+    it applies only when a collection first looks at one. A page's trails then never
+    count towards a collection."""
+    if type(t) is not tuple:
+        return t
+    for item in <tuple>t:
+        if PyObject_IS_GC(item) and PyObject_GC_IsTracked(item):
+            return t
+    PyObject_GC_UnTrack(<void*>t)
+    return t
 
 
 cdef inline void _write(object obj, Py_ssize_t offset, object value):
