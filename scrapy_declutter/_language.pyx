@@ -28,11 +28,8 @@ block cost a third as much as the counting.
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 
-from cpython.object cimport PyObject
-from cpython.ref cimport Py_INCREF, Py_XDECREF
-
 from scrapy_declutter._chars cimport alnum, word
-from scrapy_declutter._slots cimport field_of, slot_at, slot_offset
+from scrapy_declutter._slots cimport field_of, slot_offset, write_slot
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
@@ -204,15 +201,7 @@ def set_stopword_fields(list blocks, list counts, object plain):
             continue
         words = field_of(b, at_words, "words")
         density = found / words if words else 0.0
-        _write(b, at_bare, bare)
-        _write(b, at_all, found)
-        _write(b, at_density, density)
+        write_slot(b, at_bare, bare)
+        write_slot(b, at_all, found)
+        write_slot(b, at_density, density)
 
-
-cdef inline void _write(object obj, Py_ssize_t offset, object value):
-    """``setattr`` at a plain object slot: the new value in, the old one released."""
-    cdef PyObject** slot = slot_at(obj, offset)
-    cdef PyObject* old = slot[0]
-    Py_INCREF(value)
-    slot[0] = <PyObject*>value
-    Py_XDECREF(old)

@@ -15,9 +15,8 @@
 import dataclasses
 
 from cpython.object cimport PyObject
-from cpython.ref cimport Py_XDECREF
 
-from scrapy_declutter._slots cimport slot_at, slot_offset
+from scrapy_declutter._slots cimport slot_at, slot_offset, write_slot
 
 DEF MAX_FIELDS = 64
 
@@ -79,16 +78,10 @@ cdef object _new_block(tuple values):
 
 cdef inline void _set_field(object block, str name, object value) except *:
     """``setattr(block, name, value)``, written at the slot's offset when the layout allows."""
-    cdef PyObject** slot
-    cdef PyObject* old
     if not _by_offset:
         setattr(block, name, value)
         return
-    slot = _slot(block, <Py_ssize_t>_field_index[name])
-    old = slot[0]
-    Py_INCREF(value)
-    slot[0] = <PyObject*>value
-    Py_XDECREF(old)
+    write_slot(block, _offset_of[<Py_ssize_t>_field_index[name]], value)
 
 
 #: Whether Blocks are made at their slots' offsets here (False: through ``Block(...)``).

@@ -12,10 +12,10 @@ back the same way, at the slots (``columns.set_labels``).
 
 import numpy as np
 from cpython.object cimport PyObject
-from cpython.ref cimport Py_INCREF, Py_XDECREF
+from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
-from scrapy_declutter._slots cimport field_of, slot_at, slot_offset
+from scrapy_declutter._slots cimport field_of, slot_at, slot_offset, write_slot
 
 cdef extern from "Python.h":
     bint PyObject_IS_GC(object o)
@@ -200,10 +200,10 @@ def set_labels(list blocks, list labels, list scores, str step, object plain):
             PyTuple_SET_ITEM(longer, k, item)
         Py_INCREF(pair)
         PyTuple_SET_ITEM(longer, m, pair)
-        _write(b, at_label, label)
-        _write(b, at_score, score if type(score) is float else float(score))
-        _write(b, at_step, step)
-        _write(b, at_trail, _atomic(longer))
+        write_slot(b, at_label, label)
+        write_slot(b, at_score, score if type(score) is float else float(score))
+        write_slot(b, at_step, step)
+        write_slot(b, at_trail, _atomic(longer))
 
 
 cdef object _atomic(object t):
@@ -219,11 +219,3 @@ cdef object _atomic(object t):
     PyObject_GC_UnTrack(<void*>t)
     return t
 
-
-cdef inline void _write(object obj, Py_ssize_t offset, object value):
-    """``setattr`` at a plain object slot: the new value in, the old one released."""
-    cdef PyObject** slot = slot_at(obj, offset)
-    cdef PyObject* old = slot[0]
-    Py_INCREF(value)
-    slot[0] = <PyObject*>value
-    Py_XDECREF(old)
