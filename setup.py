@@ -24,7 +24,7 @@
   ``columns.python_block_columns``), which give the same values.
 - ``scrapy_declutter/_chars.pxd`` holds the character classes ``_language`` and
   ``_text`` share, ``scrapy_declutter/_slots.pxd`` the slot offsets ``_segment``,
-  ``_columns`` and ``_text`` read Blocks' fields at (inline functions compiled into each;
+  ``_columns``, ``_text`` and ``_language`` read and write Blocks' fields at (inline functions compiled into each;
   no module of their own).
 
 Everything else is declared in ``setup.cfg``. The extensions are ``optional``:
@@ -52,7 +52,7 @@ def extensions() -> list[Extension]:
                   depends=[slots, *(str(p) for p in Path("scrapy_declutter").glob("_segment_*.pxi"))],
                   include_dirs=lxml.get_include(), optional=True),
         Extension("scrapy_declutter._language", ["scrapy_declutter/_language.pyx"],
-                  depends=[chars], optional=True),
+                  depends=[chars, slots], optional=True),
         Extension("scrapy_declutter.sitelearning._counts",
                   ["scrapy_declutter/sitelearning/_counts.pyx"], optional=True),
         Extension("scrapy_declutter.sitelearning._fingerprint",

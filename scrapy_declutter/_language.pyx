@@ -19,12 +19,17 @@ the page's thousands of words): ``_StopTable`` holds the stop list's words
 as code points in an open-addressing table hashed by FNV-1a, made once per
 stop list, and a hit compares the code points one by one, as ``==`` of two
 strings does.
+
+``set_stopword_fields`` writes the counts into the blocks at their slots
+(``_slots``), where a Python loop of three ``setattr`` and a division per
+block cost a third as much as the counting.
 """
 
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 
 from scrapy_declutter._chars cimport alnum, word
+from scrapy_declutter._slots cimport field_of, slot_offset, write_slot
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
@@ -172,3 +177,31 @@ def stopword_counts(list texts, frozenset stops):
                     n += 1
         out.append((bare, n))
     return out
+
+
+def set_stopword_fields(list blocks, list counts, object plain):
+    """``language.set_stopword_fields`` in one C loop: each block's ``bare_stopwords``,
+    ``stopwords`` and ``stopword_density`` written where a ``plain`` class's (``Block``'s)
+    slots lie, its ``words`` read there; a block of another class, or a class
+    without plain slots, is set with ``setattr``."""
+    cdef Py_ssize_t n = len(blocks), i
+    cdef Py_ssize_t at_bare = slot_offset(plain, "bare_stopwords")
+    cdef Py_ssize_t at_all = slot_offset(plain, "stopwords")
+    cdef Py_ssize_t at_density = slot_offset(plain, "stopword_density")
+    cdef Py_ssize_t at_words = slot_offset(plain, "words")
+    cdef bint by_slot = at_bare >= 0 and at_all >= 0 and at_density >= 0 and at_words >= 0
+    if len(counts) != n:
+        raise ValueError("one count per block")
+    for i in range(n):
+        b = blocks[i]
+        bare, found = counts[i]
+        if not (by_slot and type(b) is plain):
+            b.bare_stopwords, b.stopwords = bare, found
+            b.stopword_density = found / b.words if b.words else 0.0
+            continue
+        words = field_of(b, at_words, "words")
+        density = found / words if words else 0.0
+        write_slot(b, at_bare, bare)
+        write_slot(b, at_all, found)
+        write_slot(b, at_density, density)
+

@@ -30,7 +30,8 @@ answer is a Python rule (``is_permalink``, ``list_start``, ``has_span``,
 ``code_language``) are called, not rewritten.
 """
 
-from cpython.ref cimport Py_INCREF
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE, PyTuple_New, PyTuple_SET_ITEM
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset, strcmp, strlen, strncmp
@@ -55,6 +56,7 @@ include "_segment_records.pxi"
 include "_segment_text.pxi"
 include "_segment_walk.pxi"
 include "_segment_fields.pxi"
+include "_segment_names.pxi"
 
 
 # ---------------------------------------------------------------------------
@@ -72,8 +74,11 @@ cdef inline object _untracked(object record):
     (a NamedTuple has ``__slots__ = ()``: no ``__dict__`` to point anywhere
     else), so no reference cycle can pass through them, and only objects in
     a cycle need the collector. CPython stops tracking a plain tuple of such
-    items by itself; these are tuple subclasses, which it never stops
-    tracking, and a page makes some 3.4 of them per block. Left tracked,
+    items by itself, but only when a collection first looks at it; these are
+    tuple subclasses, which it never stops tracking, and a page makes some
+    3.4 of them per block. A block's links and images (tuples of pairs of
+    strings) are untracked here too, before they count towards the next
+    collection. Left tracked,
     every full collection walked them for each page in flight or held in a
     warm-up. The Python walk makes the same objects and leaves them tracked:
     nothing but the collector's work differs.
@@ -93,21 +98,31 @@ cdef str _text(const char* s, Py_ssize_t n):
     return s[:n].decode("utf-8")
 
 
-cdef str _attr_text(xmlAttr* a):
+cdef const char* _EMPTY = ""
+
+
+cdef const char* _attr_value(xmlAttr* a) except? NULL:
+    """The attribute's value as lxml reads it (NULL: no attribute); ``_Bail`` when it is
+    not one text."""
     cdef xmlNode* c
     if a == NULL:
-        return None
+        return NULL
     c = a.children
     if c == NULL:
-        return ""
+        return _EMPTY
     if c.next != NULL or (c.type != tree.XML_TEXT_NODE and c.type != tree.XML_CDATA_SECTION_NODE):
         raise _Bail()
-    return "" if c.content == NULL else (<const char*>c.content).decode("utf-8")
+    return _EMPTY if c.content == NULL else <const char*>c.content
+
+
+cdef str _attr_text(xmlAttr* a):
+    cdef const char* v = _attr_value(a)
+    return None if v == NULL else v.decode("utf-8")
 
 
 cdef str _tag(xmlNode* node):
     cdef const_xmlChar* href = cetree._getNs(node)
-    name = (<const char*>node.name).decode("utf-8")
+    name = _named(<const char*>node.name, NAME_TEXT)
     if href == NULL:
         return name
     return "{%s}%s" % ((<const char*>href).decode("utf-8"), name)
@@ -157,11 +172,13 @@ cdef class _Builder:
         """``segment._ancestor``: one new Ancestor per element, as there (the learned
         features cache chain summaries by the identity of an element's Ancestor)."""
         cdef xmlNode* node = _rec(self.w, rec).node
-        cdef xmlAttr* cls = _attr(node, "class")
-        # tuple.__new__, as NamedTuple's own __new__ does, without its Python frame
+        cdef const char* ident = _attr_value(_attr(node, "id"))
+        cdef const char* cls = _attr_value(_attr(node, "class"))
+        # tuple.__new__, as NamedTuple's own __new__ does, without its Python frame; the
+        # id and class names as ``_attr_text(...)`` and its ``split()`` give them (``_named``)
         return _record(Ancestor, (
-            self.tag(rec), _attr_text(_attr(node, "id")) or "",
-            tuple(_attr_text(cls).split()) if cls != NULL else ()))
+            self.tag(rec), _named(ident, NAME_TEXT) if ident != NULL and ident[0] else "",
+            _named(cls, NAME_CLASSES) if cls != NULL and cls[0] else ()))
 
     cdef tuple lineage(self, int rec):
         cdef int r, p
@@ -254,14 +271,15 @@ cdef class _Builder:
                 links = []
                 for k in range(b.links_from, b.links_to):
                     link = <LRec*>w.links.data + k
-                    links.append((_text(arena + link.off, link.len), _attr_text(link.href)))
-                _set_field(block, "links", tuple(links))
+                    links.append(_untracked((_text(arena + link.off, link.len),
+                                             _attr_text(link.href))))
+                _set_field(block, "links", _untracked(tuple(links)))
             if b.images_to > b.images_from:
                 images = []
                 for k in range(b.images_from, b.images_to):
                     img = <IRec*>w.images.data + k
-                    images.append((_attr_text(img.alt) or "", _attr_text(img.src)))
-                _set_field(block, "images", tuple(images))
+                    images.append(_untracked((_attr_text(img.alt) or "", _attr_text(img.src))))
+                _set_field(block, "images", _untracked(tuple(images)))
             _set_field(block, "position", i / n)
             _set_field(block, "xpath", self.xpath(b.el))
             out.append(block)

@@ -7,17 +7,22 @@
 # and its fields written where their slots lie (``_slots``), the defaults
 # being the dataclass's own objects. The layout is read and checked once, at
 # import; a ``Block`` that is not that plain (a field that is not an object
-# slot, a default factory, a ``__post_init__``) turns this off and the walk
-# calls ``Block(...)`` as before.
+# slot, a default factory, a ``__post_init__``, a ``__new__`` of its own)
+# turns this off and the walk calls ``Block(...)`` as before. A block is
+# allocated by the class's ``tp_alloc``, what ``object.__new__`` comes to for
+# such a class, not by a call of ``Block.__new__`` from C.
 
 import dataclasses
 
 from cpython.object cimport PyObject
-from cpython.ref cimport Py_XDECREF
 
-from scrapy_declutter._slots cimport slot_at, slot_offset
+from scrapy_declutter._slots cimport slot_at, slot_offset, write_slot
 
 DEF MAX_FIELDS = 64
+
+cdef extern from "Python.h":
+    ctypedef struct _Allocating "PyTypeObject":
+        object (*tp_alloc)(_Allocating*, Py_ssize_t)
 
 cdef Py_ssize_t _offset_of[MAX_FIELDS]
 cdef tuple _field_defaults = ()
@@ -25,14 +30,14 @@ cdef dict _field_index = {}
 cdef bint _by_offset = False
 #: How many leading fields have no default (a block must be given at least these).
 cdef Py_ssize_t _required = 0
-cdef object _allocate = None
 
 
 cdef bint _read_layout() except -1:
     """Fill the offsets and defaults of ``Block``'s fields; False when it is not plain slots."""
-    global _field_defaults, _field_index, _required, _allocate
+    global _field_defaults, _field_index, _required
     fields = dataclasses.fields(Block)
-    if len(fields) > MAX_FIELDS or hasattr(Block, "__post_init__"):
+    if (len(fields) > MAX_FIELDS or hasattr(Block, "__post_init__")
+            or Block.__new__ is not object.__new__):
         return False
     defaults = []
     for k, f in enumerate(fields):
@@ -46,7 +51,6 @@ cdef bint _read_layout() except -1:
         else:
             defaults.append(f.default)
     _field_defaults = (None,) * _required + tuple(defaults)
-    _allocate = Block.__new__
     _field_index = {f.name: k for k, f in enumerate(fields)}
     return True
 
@@ -64,7 +68,7 @@ cdef object _new_block(tuple values):
     cdef PyObject* value
     if not _by_offset or not _required <= n <= count:
         return Block(*values)
-    block = _allocate(Block)
+    block = (<_Allocating*><PyObject*>Block).tp_alloc(<_Allocating*><PyObject*>Block, 0)
     for k in range(count):
         value = PyTuple_GET_ITEM(values, k) if k < n else PyTuple_GET_ITEM(_field_defaults, k)
         Py_INCREF(<object>value)
@@ -74,25 +78,14 @@ cdef object _new_block(tuple values):
 
 cdef inline void _set_field(object block, str name, object value) except *:
     """``setattr(block, name, value)``, written at the slot's offset when the layout allows."""
-    cdef PyObject** slot
-    cdef PyObject* old
     if not _by_offset:
         setattr(block, name, value)
         return
-    slot = _slot(block, <Py_ssize_t>_field_index[name])
-    old = slot[0]
-    Py_INCREF(value)
-    slot[0] = <PyObject*>value
-    Py_XDECREF(old)
+    write_slot(block, _offset_of[<Py_ssize_t>_field_index[name]], value)
 
 
 #: Whether Blocks are made at their slots' offsets here (False: through ``Block(...)``).
 FIELDS_BY_OFFSET = _by_offset
-
-
-cdef extern from "Python.h":
-    ctypedef struct _Allocating "PyTypeObject":
-        object (*tp_alloc)(_Allocating*, Py_ssize_t)
 
 
 cdef object _record(object cls, tuple values):

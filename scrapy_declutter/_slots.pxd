@@ -15,6 +15,7 @@ not have that plain layout.
 """
 
 from cpython.object cimport PyObject
+from cpython.ref cimport Py_INCREF, Py_XDECREF
 
 cdef extern from "Python.h":
     ctypedef struct PyMemberDef:
@@ -63,3 +64,13 @@ cdef inline object field_of(object obj, Py_ssize_t offset, str name):
         if value != NULL:
             return <object>value
     return getattr(obj, name)
+
+
+cdef inline void write_slot(object obj, Py_ssize_t offset, object value) noexcept:
+    """``setattr`` at a plain object slot (``offset`` from ``slot_offset``, not -1): the
+    new value in, the old one released."""
+    cdef PyObject** slot = slot_at(obj, offset)
+    cdef PyObject* old = slot[0]
+    Py_INCREF(value)
+    slot[0] = <PyObject*>value
+    Py_XDECREF(old)

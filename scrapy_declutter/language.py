@@ -44,8 +44,9 @@ from importlib import import_module
 from importlib.util import find_spec
 from itertools import filterfalse, islice
 from types import ModuleType
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Iterable, Sequence
 
+from .blocks import Block
 from .segment import in_reference_walk
 
 if TYPE_CHECKING:
@@ -148,6 +149,23 @@ def page_stopword_counts(texts: list[str], stops: frozenset[str]) -> list[tuple[
     if _compiled is None or in_reference_walk():
         return [stopword_counts(t, stops) for t in texts]
     return _compiled.stopword_counts(texts, stops)
+
+
+
+def set_stopword_fields(blocks: Sequence[Block], counts: Sequence[tuple[int, int]]) -> None:
+    """Each block's ``bare_stopwords`` and ``stopwords`` from its ``(bare, all)`` counts,
+    and its ``stopword_density`` (stop words per word, 0 without words).
+
+    Written at the blocks' slots in one C loop where the package was built with a
+    compiler (``_language``), else (and inside ``segment.reference_walk()``) by this
+    loop, the reference.
+    """
+    if _compiled is None or in_reference_walk() or not isinstance(blocks, list):
+        for b, (bare, n) in zip(blocks, counts, strict=True):
+            b.bare_stopwords, b.stopwords = bare, n
+            b.stopword_density = n / b.words if b.words else 0.0
+        return
+    _compiled.set_stopword_fields(blocks, counts if isinstance(counts, list) else list(counts), Block)
 
 
 #: How many of each language's most frequent stop words vote.

@@ -31,7 +31,7 @@ from parsel.selector import create_root_node
 from .blocks import Block
 from .segment import segment
 from .language import (DEFAULT_LANGUAGE, declared_language, page_language,
-                       page_stopword_counts, stoplist)
+                       page_stopword_counts, set_stopword_fields, stoplist)
 from .limits import DAMAGED_HEAD, DEFAULT_LIMITS, NO_TEXT, TOO_DEEP, Limits, empty_root, log_reason
 from .salvage import body_from_head, closed_title, flatten, whole_document
 from .sniff import decode_html
@@ -220,9 +220,7 @@ class Page:
         stops = stoplist(page.language)
         if stops:
             counts = page_stopword_counts([b.text for b in page.blocks], stops)
-            for b, (bare, n) in zip(page.blocks, counts):
-                b.bare_stopwords, b.stopwords = bare, n
-                b.stopword_density = n / b.words if b.words else 0.0
+            set_stopword_fields(page.blocks, counts)
         return page
 
     @classmethod

@@ -177,3 +177,44 @@ def test_the_compiled_shape_reads_objects_of_another_class_with_getattr():
     mixed = [Plain(b) if k % 3 else b for k, b in enumerate(blocks)]
     assert pagetype._text.shape(mixed, *args) == pagetype._text.shape(blocks, *args)
     assert pagetype._text.shape(blocks, *args)[0] == pagetype.python_shape(blocks)[0]
+
+
+def test_the_date_pattern_finds_what_the_plain_one_finds():
+    """``DATE`` is written alternative by alternative (``at_word_start``) so that ``re``
+    scans for the first character; the pattern as written before must find the same
+    matches at the same places."""
+    months = T._MONTHS
+    plain = re.compile(
+        r"\b(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|"
+        rf"(?:{months})[a-zä]*\.? \d{{1,2}}\b|\d{{1,2}}\.? (?:{months})|"
+        r"\d+ (?:hours?|minutes?|days?|weeks?|months?|years?) ago|yesterday|today)")
+    assert T.DATE.pattern.startswith("[\\d") and months.count("|") == 42
+    assert T.at_word_start([("a", "b"), ("c", "d"), ("a", "e")]) == "[ac](?<!\\w.)(?:(?<=a)(?:b|e)|(?<=c)(?:d))"
+    rng = np.random.default_rng(7)
+    pieces = [*months.split("|"), *(m[:-1] for m in months.split("|")), "2", "12", "2024", "٣",
+              ".", " ", " ", " ", "-", ":", "/", "x", "ä", "ago", "day", "days", "3 hours", "today",
+              "yesterday", "\x00", "\n", "é", "1.", "_"]
+    texts = ["".join(rng.choice(pieces, size=rng.integers(1, 12))) for _ in range(20000)]
+    texts += ["on jan 5 and 12 januar, 3. märz 2024", "jun.12 juni 3 juillet 14 2 décembre",
+              "septiembre 30 sep. 1 dezember 24 aug 2", "20 oct 12:30 2024-01-02 5 days ago",
+              "x2024-01-02 a1:30 _today today_ 12 hours agox 1/2/2024"]
+    for text in texts:
+        assert [m.span() for m in T.DATE.finditer(text)] == [m.span() for m in plain.finditer(text)], text
+    assert sum(bool(T.DATE.search(t)) for t in texts) > 400  # matches at many places, not none
+
+
+def test_the_page_type_date_pattern_finds_what_the_plain_one_finds():
+    """``pagetype._DATE`` too is written by ``at_word_start``: the same matches, so the
+    same count of dates in a page's short lines, as the pattern written before."""
+    from scrapy_declutter.steps.learned import pagetype
+
+    plain = re.compile(r"\b(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2}|"
+                       r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2})\b")
+    rng = np.random.default_rng(11)
+    pieces = ["jan", "feb", "ma", "may", "sep", "dec", "uary", "ember", "2", "12", "2024", "٣",
+              ".", " ", " ", "-", "/", "x", "\n", "é", "_", "1."]
+    texts = ["".join(rng.choice(pieces, size=rng.integers(1, 14))) for _ in range(20000)]
+    texts += ["may 5, 2024\njan. 12 and 2024-01-02x 1/2/24 12.3.2024 sept. 3"]
+    for text in texts:
+        assert pagetype._DATE.findall(text) == plain.findall(text), text
+    assert sum(len(pagetype._DATE.findall(t)) for t in texts) > 100  # dates found, not none

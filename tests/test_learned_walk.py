@@ -206,6 +206,43 @@ def test_compiled_block_columns_equal_the_python_reference_on_bundled_pages(file
         assert (columns.block_columns(short, *args[1:]).level_ids[2] == 0).all()
 
 
+@pytest.mark.skipif(columns._compiled is None, reason="the compiled block columns were not built")
+@pytest.mark.parametrize("file_id", BUNDLED)
+def test_compiled_set_labels_write_what_set_label_writes_on_bundled_pages(file_id):
+    html, truth = wcxb_page(file_id)
+    got, want = (Page.from_html(html, truth.get("url")).blocks for _ in range(2))
+    n = len(got)
+    labels = [("content", "boilerplate", "comment")[k % 3] for k in range(n)]
+    scores = [k / n for k in range(n)]
+    for blocks in (got, want):  # an earlier decision: the trail grows from it
+        blocks[0].set_label("content", 1, "before")
+    columns.set_labels(got, labels, scores, "learned")
+    for b, label, score in zip(want, labels, scores):
+        b.set_label(label, score, "learned")
+    fields = ("label", "score", "step", "trail")
+    assert [[getattr(b, f) for f in fields] for b in got] == [[getattr(b, f) for f in fields] for b in want]
+    assert all(type(b.score) is float for b in got) and got[0].trail[0] == ("before", "content")
+    # Trails of strings are left untracked by the collector, as a collection would leave them.
+    import gc
+
+    assert not any(gc.is_tracked(b.trail) for b in got[3:])
+    # An unknown label fails as set_label fails, on the first block that has it.
+    with pytest.raises(ValueError, match="label must be one of"):
+        columns.set_labels(got[:2], ["content", "kept"], [0.5, 0.5], "learned")
+    # A block of another class gets its own set_label called.
+    class Other(type(got[0])):
+        __slots__ = ()
+
+        def set_label(self, label, score, step):
+            self.step = "other"
+
+    other = Other(**{f: getattr(got[1], f) for f in got[1].__dataclass_fields__})
+    columns.set_labels([got[0], other], ["content", "content"], [0.2, 0.3], "learned")
+    assert other.step == "other" and got[0].score == 0.2
+    with pytest.raises(ValueError):
+        columns.set_labels(got[:2], ["content"], [0.5, 0.5], "learned")
+
+
 @pytest.mark.parametrize("file_id", BUNDLED)
 def test_the_whole_feature_matrix_equals_the_pure_python_one_on_bundled_pages(model, file_id):
     """Every compiled part of the learned step at once (tree scan, chains, text, block

@@ -63,3 +63,29 @@ def test_stop_words_are_found_by_code_points_as_string_equality_finds_them():
         pass
     odd = frozenset([Word("the"), b"of", "a"])
     assert COMPILED.stopword_counts(["the of a b"], odd) == [(2, 2)] == _reference(["the of a b"], odd)
+
+
+def test_counts_are_written_into_the_blocks_as_the_reference_writes_them():
+    html = b"<html><body><p>The cat sat on the mat, of course.</p><div><b></b></div>" \
+           b"<p>x</p><ul><li>of the</li></ul></body></html>"
+    got, want = (Page.from_html(html).blocks for _ in range(2))
+    counts = [(k % 3, k) for k in range(len(got))]
+    got[1].words = 0  # a block without words: density 0
+    want[1].words = 0
+    language.set_stopword_fields(got, counts)
+    with reference_walk():
+        language.set_stopword_fields(want, counts)
+    fields = ("bare_stopwords", "stopwords", "stopword_density")
+    assert [[getattr(b, f) for f in fields] for b in got] == [[getattr(b, f) for f in fields] for b in want]
+    assert got[1].stopword_density == 0.0 and got[2].stopword_density == 2 / got[2].words
+    assert all(type(b.stopword_density) is float for b in got)
+    # Objects of another class are set by setattr, the same values.
+    class Plain:
+        def __init__(self, words):
+            self.words = words
+
+    others = [Plain(4), Plain(0)]
+    language.set_stopword_fields(others, [(1, 2), (0, 0)])
+    assert [(o.bare_stopwords, o.stopwords, o.stopword_density) for o in others] == [(1, 2, 0.5), (0, 0, 0.0)]
+    with pytest.raises(ValueError):
+        language.set_stopword_fields(got, counts[:-1])

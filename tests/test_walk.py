@@ -94,6 +94,36 @@ def test_the_walk_makes_blocks_at_their_slots_with_every_field_set():
     assert blocks[1].ancestors[-1] == Ancestor("p", "", ())
     assert blocks[1].ancestors[-1].selector == "p" and blocks[0].structure._asdict()["heading"] == 1
     assert not any(gc.is_tracked(r) for r in records)
+    # So are the links and images, tuples of pairs of strings.
+    assert not any(map(gc.is_tracked, (blocks[1].links, blocks[1].links[0], blocks[1].images,
+                                       blocks[1].images[0])))
+
+
+def test_names_are_shared_across_pages_and_equal_to_the_references():
+    """Tags, ids and class lists come from ``_named``: the strings decoding gives, one
+    object for each value across pages; an odd value (long, empty, spaced, not ASCII)
+    comes out as the reference makes it."""
+    long_name = "c" * 300
+    html = (f"<div id='main' class=' post  big\tone '><p class='é x'>a b c</p>"
+            f"<section class='{long_name} y' id=''><p>d e</p></section>"
+            "<div class=''><p>f</p></div><div class='   '><p>g</p></div></div>")
+    first, second = (COMPILED.segment(parse_html(html)) for _ in range(2))
+    assert block_difference(first, python_segment(parse_html(html))) == ""
+    top = first[0].ancestors[-2]
+    assert (top.id, top.classes) == ("main", ("post", "big", "one"))
+    assert first[0].ancestors[-1].classes == ("é", "x")
+    assert first[1].ancestors[-2].classes == (long_name, "y") and first[1].ancestors[-2].id == ""
+    assert first[2].ancestors[-2].classes == () == first[3].ancestors[-2].classes
+    # One object per value across pages (its hash computed once); a long value is not kept.
+    again = second[0].ancestors[-2]
+    assert again.classes is top.classes and again.id is top.id and again.tag is top.tag
+    assert second[1].ancestors[-2].classes is not first[1].ancestors[-2].classes
+    assert 0 < COMPILED.named_values_kept() <= 8192
+    # Many distinct values: the table is emptied when full and the names stay right.
+    many = "".join(f"<div class='k{i} shared'><p>t</p></div>" for i in range(9000))
+    blocks = COMPILED.segment(parse_html(f"<body>{many}</body>"))
+    assert [b.ancestors[-2].classes for b in blocks[-3:]] == [(f"k{i}", "shared") for i in range(8997, 9000)]
+    assert COMPILED.named_values_kept() <= 8192
 
 
 @pytest.mark.parametrize("path", bundled_pages(), ids=lambda p: str(p.relative_to(SAMPLE_DATA)))

@@ -6,13 +6,21 @@ Each block's fields are read once, where their slots lie (``_slots``; a
 straight into preallocated arrays: numbers converted to double as NumPy
 converts them, the XPath's ``/`` counted in C, ancestor identities taken as
 ``id`` gives them (the object's address). A test holds the arrays equal to
-the reference's on every bundled page.
+the reference's on every bundled page. ``set_labels`` writes the step's labels
+back the same way, at the slots (``columns.set_labels``).
 """
 
 import numpy as np
 from cpython.object cimport PyObject
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
-from scrapy_declutter._slots cimport field_of, slot_offset
+from scrapy_declutter._slots cimport field_of, slot_at, slot_offset, write_slot
+
+cdef extern from "Python.h":
+    bint PyObject_IS_GC(object o)
+    bint PyObject_GC_IsTracked(object o)
+    void PyObject_GC_UnTrack(void* op)
 
 DEF MAX_FIELDS = 64
 
@@ -150,3 +158,64 @@ def subtree_spans(const unsigned long long[:, ::1] ids):
             lo_v[k, i] = F[slot]
             hi_v[k, i] = L[slot] + 1
     return lo, hi
+
+
+def set_labels(list blocks, list labels, list scores, str step, object plain):
+    """``block.set_label(label, score, step)`` on each block, written at the slots of a
+    ``plain`` class (``Block``) where it keeps that class's ``set_label``.
+
+    The first block of each label goes through ``set_label`` itself (its checks, its
+    trail entry); later ones take that entry, the same ``(step, label)`` pair, and
+    have label, score, step and the longer trail written where the slots lie. A
+    block of any other class, or a class whose fields are not plain slots, gets
+    ``set_label`` called.
+    """
+    cdef Py_ssize_t n = len(blocks), i, k, m
+    cdef Py_ssize_t at_label = slot_offset(plain, "label"), at_score = slot_offset(plain, "score")
+    cdef Py_ssize_t at_step = slot_offset(plain, "step"), at_trail = slot_offset(plain, "trail")
+    cdef bint by_slot = at_label >= 0 and at_score >= 0 and at_step >= 0 and at_trail >= 0
+    cdef dict pairs = {}
+    cdef PyObject* value
+    cdef tuple trail, longer
+    if len(labels) != n or len(scores) != n:
+        raise ValueError("one label and one score per block")
+    for i in range(n):
+        b, label, score = blocks[i], labels[i], scores[i]
+        pair = pairs.get(label) if by_slot and type(b) is plain else None
+        if pair is None:
+            b.set_label(label, score, step)
+            if by_slot and type(b) is plain:
+                pairs[label] = _atomic(b.trail[len(b.trail) - 1])
+            continue
+        value = slot_at(b, at_trail)[0]
+        if value == NULL or type(<object>value) is not tuple:
+            b.set_label(label, score, step)
+            continue
+        trail = <tuple>value
+        m = len(trail)
+        longer = PyTuple_New(m + 1)
+        for k in range(m):
+            item = trail[k]
+            Py_INCREF(item)
+            PyTuple_SET_ITEM(longer, k, item)
+        Py_INCREF(pair)
+        PyTuple_SET_ITEM(longer, m, pair)
+        write_slot(b, at_label, label)
+        write_slot(b, at_score, score if type(score) is float else float(score))
+        write_slot(b, at_step, step)
+        write_slot(b, at_trail, _atomic(longer))
+
+
+cdef object _atomic(object t):
+    """``t`` no longer tracked by the garbage collector when it is a tuple of which no item
+    is tracked (strings, the pairs untracked here): CPython's own rule for tuples, which
+    it applies only when a collection first looks at one. A page's trails then never
+    count towards a collection."""
+    if type(t) is not tuple:
+        return t
+    for item in <tuple>t:
+        if PyObject_IS_GC(item) and PyObject_GC_IsTracked(item):
+            return t
+    PyObject_GC_UnTrack(<void*>t)
+    return t
+

@@ -26,6 +26,7 @@ All columns are array operations over the page's blocks.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Sequence
 
 import numpy as np
@@ -51,6 +52,9 @@ CONTEXT_NAMES = (
        "ctx_dist_prev", "ctx_dist_next"]
 )
 
+#: Reads a block's word count (``map`` over the blocks, no generator step each).
+_WORDS = attrgetter("words")
+
 
 def context_names() -> list[str]:
     """Column names of the matrix ``context_features`` returns, in order."""
@@ -64,7 +68,7 @@ def context_features(blocks: Sequence[Block], probs: np.ndarray) -> np.ndarray:
     if n == 0:
         return out.astype(np.float32)
     p = np.clip(np.asarray(probs, dtype=np.float64), EPS, 1 - EPS)
-    words = np.fromiter((b.words for b in blocks), dtype=np.float64, count=n)
+    words = np.fromiter(map(_WORDS, blocks), dtype=np.float64, count=n)
     weight = np.maximum(words, 1.0)  # a block without words still counts in a subtree's mean
     mass = p * words
     total = mass.sum() or 1.0

@@ -38,6 +38,7 @@ from lxml import etree
 
 from ...blocks import HEADING_TAGS
 from ...segment import in_reference_walk
+from .text import at_word_start
 
 try:
     from . import _scan as _compiled
@@ -105,8 +106,15 @@ _PHRASES = {
     "docs_lines": ("parameters", "returns", "example", "usage", "install", "syntax",
                    "function", "class", "method", "configuration", "version"),
 }
-_DATE = re.compile(r"\b(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2}|"
-                   r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2})\b")
+#: A date in a short line: ``\b(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2}|
+#: (?:jan|feb|...|dec)[a-z]*\.? \d{1,2})\b``, written alternative by alternative
+#: (``text.at_word_start``) so that ``re`` scans for a first character: the same matches.
+_DATE = re.compile(at_word_start((
+    (r"\d", r"\d?[./-]\d{1,2}[./-]\d{2,4}\b"),
+    (r"\d", r"\d{3}-\d{2}-\d{2}\b"),
+    *((month[0], rf"{month[1:]}[a-z]*\.? \d{{1,2}}\b")
+      for month in "jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec".split("|")),
+)))
 #: The attributes ``container_paths`` and ``PageFacts`` read, in one scan: each
 #: ``//@name`` costs a walk of the whole tree in libxml2.
 _MARK_ATTRIBUTES = etree.XPath("//@role | //@itemprop | //@itemtype")

@@ -95,6 +95,7 @@ class LearnedClassifier(Step):
         if not page.blocks:
             return
         from . import decide as d
+        from .columns import set_labels
         from .features import IN_COMMENT
         from .pagetype import PAGE_TYPES
 
@@ -125,8 +126,7 @@ class LearnedClassifier(Step):
                 said = model.comments.probabilities(X[rows]) >= COMMENT_THRESHOLD
                 for i in rows[said]:
                     labels[i] = CONTENT if self.include_comments else COMMENT
-        for block, label, p in zip(page.blocks, labels, probs.tolist()):
-            block.set_label(label, p, self.name)
+        set_labels(page.blocks, labels, probs.tolist(), self.name)
 
 
 class PageScores(NamedTuple):

@@ -44,11 +44,45 @@ _MONTHS = (
     "dezember|janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|"
     "décembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|"
     "diciembre")
-#: A date or a time in a short block (searched in lower-cased text).
-DATE = re.compile(
-    r"\b(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|"
-    rf"(?:{_MONTHS})[a-zä]*\.? \d{{1,2}}\b|\d{{1,2}}\.? (?:{_MONTHS})|"
-    r"\d+ (?:hours?|minutes?|days?|weeks?|months?|years?) ago|yesterday|today)")
+
+
+def at_word_start(parts: Sequence[tuple[str, str]]) -> str:
+    """``\\b(?:f1r1|f2r2|...)``, for ``(f, r)`` parts each an alternative's first
+    character (``f``, a class of word characters) and the rest (``r``), written so
+    that ``re`` skips the places where no alternative can start.
+
+    ``re`` looks for a pattern that starts with ``\\b`` by running its matcher at
+    every character of the text, which was most of the date search. A pattern
+    that starts with a character class lets it scan for that class instead. So
+    the first character is taken by the union of the classes, the word boundary
+    before it checked behind (``(?<!\\w.)``: no word character before the one
+    taken, which is never a newline), and the alternatives go on from there,
+    each with its own first character checked behind (``(?<=f)``), in the order
+    given. Parts with different ``f`` must never both fit one character, so
+    that grouping them by ``f`` changes no order that matters. The matches are
+    the plain pattern's: the same places and lengths.
+    """
+    groups: dict[str, list[str]] = {}
+    for first, rest in parts:
+        groups.setdefault(first, []).append(rest)
+    alternatives = "|".join(f"(?<={first})(?:{'|'.join(rests)})" for first, rests in groups.items())
+    return f"[{''.join(groups)}](?<!\\w.)(?:{alternatives})"
+
+
+#: A date or a time in a short block (searched in lower-cased text), alternative by
+#: alternative (``at_word_start``): ``\b(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2}|
+#: \d{1,2}:\d{2}|(?:MONTHS)[a-zä]*\.? \d{1,2}\b|\d{1,2}\.? (?:MONTHS)|\d+ (?:hours?|...)
+#: ago|yesterday|today)``, each ``\d{1,2}`` a digit and ``\d?`` after it.
+DATE = re.compile(at_word_start((
+    (r"\d", r"\d?[./-]\d{1,2}[./-]\d{2,4}"),
+    (r"\d", r"\d{3}-\d{2}-\d{2}"),
+    (r"\d", r"\d?:\d{2}"),
+    *((month[0], rf"{month[1:]}[a-zä]*\.? \d{{1,2}}\b") for month in _MONTHS.split("|")),
+    (r"\d", rf"\d?\.? (?:{_MONTHS})"),
+    (r"\d", r"\d* (?:hours?|minutes?|days?|weeks?|months?|years?) ago"),
+    ("y", "esterday"),
+    ("t", "oday"),
+)))
 #: Code-point ranges of scripts written without spaces between words (Chinese, Japanese):
 #: their blocks' words are counted by characters where prose is measured
 #: (``region.prose_words``).
