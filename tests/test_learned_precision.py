@@ -265,9 +265,10 @@ def test_a_collapsed_page_is_cut_again_where_its_probabilities_expect_the_conten
     def f1(keep: np.ndarray) -> float:
         return word_prf(join_blocks([b for b, k in zip(page.blocks, keep) if k]), reference).f1
 
-    plain = decide(page.blocks, probs, threshold=cut, fallback=None)
+    page_type = PAGE_TYPES[int(np.argmax(types))]  # what the step passes (a listing)
+    plain = decide(page.blocks, probs, threshold=cut, fallback=None, page_type=page_type)
     assert collapsed(words, probs, plain)
-    kept = decide(page.blocks, probs, threshold=cut, fallback=0.0)
+    kept = decide(page.blocks, probs, threshold=cut, fallback=0.0, page_type=page_type)
     assert (kept >= plain).all() and kept.sum() > plain.sum()
     assert f1(plain) < 0.3 < 0.6 < f1(kept)
     def labels(extractor: str) -> list[bool]:
