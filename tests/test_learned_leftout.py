@@ -56,6 +56,7 @@ def test_a_responsive_copy_keeps_one_copy_and_a_repeated_paragraph_stays():
 
 def test_responsive_copies_of_a_real_page_are_left_out(monkeypatch):
     html, url, reference = _sample("leftout", "4379")
+    _without(monkeypatch, "without_repeats")  # it would leave out the copies too: this tests the names
     kept = extract(html, url, extractor="learned")
     _without(monkeypatch, "without_copies")
     both = extract(html, url, extractor="learned")
@@ -85,15 +86,47 @@ def test_form_controls_are_left_out_unless_they_are_all_the_page_keeps():
 
 def test_the_collapse_fallback_is_on_by_default_for_pages_not_called_articles(monkeypatch):
     html, url, _ = _sample("collapse", "3016")
-    result = extract(html, url, extractor="learned")
+    # At the per-type cut (adapt=0): the page's own cut (0.33, not 0.59) does not collapse.
+    result = extract(html, url, extractor="learned(adapt=0)")
     assert result.page_type in decide_module.FALLBACK_TYPES and "article" not in decide_module.FALLBACK_TYPES
 
     def labels(extractor: str) -> list[bool]:
         return [b.is_content for b in extract(html, url, extractor=extractor).blocks]
 
-    fell_back, plain = labels("learned(fallback=true)"), labels("learned(fallback=false)")
+    fell_back, plain = labels("learned(fallback=true, adapt=0)"), labels("learned(fallback=false, adapt=0)")
     assert fell_back != plain
     assert [b.is_content for b in result.blocks] == fell_back
     # The default reads the page's type: a type left out of the set cuts once.
     monkeypatch.setattr(decide_module, "FALLBACK_TYPES", decide_module.FALLBACK_TYPES - {result.page_type})
-    assert labels("learned") == plain
+    assert labels("learned(adapt=0)") == plain
+
+
+@pytest.mark.parametrize("page_type", ["listing", "product", "forum", "collection", "service"])
+def test_text_kept_again_is_left_out_past_its_first_copy_on_pages_of_items(page_type):
+    page = _page(f"<p>{PARAGRAPH}</p><p>Ships in two days.</p><p></p><p>Ships in TWO days.</p>"
+                 f"<p>{PARAGRAPH} Again.</p><p></p><p>Ships in two days.</p>")
+    probs = np.full(len(page.blocks), 0.9)
+    kept = decide(page.blocks, probs, threshold=0.5, page_type=page_type)
+    texts = [b.text for b, k in zip(page.blocks, kept) if k]
+    assert texts == [PARAGRAPH, "Ships in two days.", f"{PARAGRAPH} Again."]
+    # Only kept copies count: a first copy under the cut leaves the next one in.
+    probs[1] = 0.1
+    kept = decide(page.blocks, probs, threshold=0.5, page_type=page_type)
+    assert [b.text for b, k in zip(page.blocks, kept) if k].count("Ships in TWO days.") == 1
+
+
+@pytest.mark.parametrize("page_type", ["article", "documentation", ""])
+def test_articles_documentation_and_pages_of_no_type_keep_their_repeated_text(page_type):
+    page = _page(f"<p>{PARAGRAPH}</p><p>Step one.</p><p>{PARAGRAPH}</p><p>Step one.</p>")
+    assert decide(page.blocks, np.full(4, 0.9), threshold=0.5, page_type=page_type).all()
+
+
+@pytest.mark.parametrize("folder, file_id", [("wcxb", "0540"), ("wcxb", "4280"), ("collapse", "3016")])
+def test_repeats_left_out_of_real_pages_raise_their_f1(monkeypatch, folder, file_id):
+    # A forum thread (0540), a collection (4280) and a listing (3016) that keep text twice.
+    html, url, reference = _sample(folder, file_id)
+    kept = extract(html, url, extractor="learned")
+    assert kept.page_type not in leftout.REPEATS_KEPT_ON
+    _without(monkeypatch, "without_repeats")
+    every = extract(html, url, extractor="learned")
+    assert word_prf(kept.text, reference).f1 > word_prf(every.text, reference).f1 + 0.03

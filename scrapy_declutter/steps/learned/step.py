@@ -55,7 +55,9 @@ class LearnedClassifier(Step):
     cut for every page type. ``fallback=True`` cuts a page again lower when
     its cut collapses (``decide.collapsed``), ``False`` never; by default it does on
     the page types of ``decide.FALLBACK_TYPES`` (all but articles), and never with a
-    ``threshold``: one cut, as asked.
+    ``threshold``: one cut, as asked. ``adapt`` is how far the cut moves towards
+    the page's own split (``decide.page_cut``; ``decide.ADAPT`` by default, 0 for
+    the per-type cut alone); with a ``threshold`` it does not move.
     """
 
     name = "learned"
@@ -70,6 +72,7 @@ class LearnedClassifier(Step):
         smoothing: float | None = None,
         heading_floor: float | None = None,
         fallback: bool | None = None,
+        adapt: float | None = None,
     ) -> None:
         from .model import FAVORS
 
@@ -83,6 +86,7 @@ class LearnedClassifier(Step):
         self.smoothing = smoothing
         self.heading_floor = heading_floor
         self.fallback = fallback
+        self.adapt = adapt
 
     def _model(self) -> "BlockModel":
         return _checked_model(self.model)
@@ -107,15 +111,19 @@ class LearnedClassifier(Step):
         threshold = model.cut(favor, types) if self.threshold is None else self.threshold
         page_type = page.page_type if types is not None else ""
         fallback = None
-        falls_back = page_type in d.FALLBACK_TYPES if self.fallback is None else self.fallback
-        if self.threshold is None and falls_back:
-            # The collapse fallback moves with the favour as the cut does (0 when balanced).
-            fallback = threshold - model.cut("balanced", types)
+        offset, adapt = 0.0, 0.0
+        if self.threshold is None:
+            # The favour's offset from the balanced cut (0 when balanced): the collapse
+            # fallback and the page's own cut move with it as the cut does.
+            offset = threshold - model.cut("balanced", types)
+            adapt = self._param(model, "adapt", d.ADAPT)
+            if page_type in d.FALLBACK_TYPES if self.fallback is None else self.fallback:
+                fallback = offset
         keep = d.decide(
             page.blocks, probs, threshold=threshold,
             smoothing=self._param(model, "smoothing", d.SMOOTHING),
             heading_floor=self._param(model, "heading_floor", d.HEADING_FLOOR),
-            fallback=fallback, page_type=page_type,
+            fallback=fallback, page_type=page_type, adapt=adapt, favor_offset=offset,
         )
         # Python bools and floats (``tolist``): one conversion per page, not one per block.
         labels = [CONTENT if k else BOILERPLATE for k in keep.tolist()]
