@@ -121,9 +121,10 @@ def test_articles_documentation_and_pages_of_no_type_keep_their_repeated_text(pa
     assert decide(page.blocks, np.full(4, 0.9), threshold=0.5, page_type=page_type).all()
 
 
-@pytest.mark.parametrize("folder, file_id", [("wcxb", "0540"), ("wcxb", "4280"), ("collapse", "3016")])
+@pytest.mark.parametrize("folder, file_id", [("wcxb", "0540"), ("collapse", "3016")])
 def test_repeats_left_out_of_real_pages_raise_their_f1(monkeypatch, folder, file_id):
-    # A forum thread (0540), a collection (4280) and a listing (3016) that keep text twice.
+    # A forum thread (0540) and a listing (3016) that keep text twice (a collection, 4280,
+    # did too until the shipped model was retrained with it and kept one copy anyway).
     html, url, reference = _sample(folder, file_id)
     kept = extract(html, url, extractor="learned")
     assert kept.page_type not in leftout.REPEATS_KEPT_ON
