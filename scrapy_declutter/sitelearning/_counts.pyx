@@ -82,32 +82,45 @@ def counted(const uint64_t[::1] keys):
     while (<Py_ssize_t>1 << bits) < n // 2:
         bits += 1
     cdef Slot *table = <Slot *>calloc(<size_t>1 << bits, sizeof(Slot))
-    cdef Slot *grown
     cdef bint failed = False
     if table == NULL:
         raise MemoryError()
     try:
         with nogil:
             for i in range(n):
-                if _add(table, bits, keys[i], 1):
-                    distinct += 1
-                    if distinct * 4 > (<Py_ssize_t>3 << bits):
-                        grown = _grown(table, bits)
-                        if grown == NULL:
-                            failed = True
-                            break
-                        free(table)
-                        table = grown
-                        bits += 1
+                if not _count(&table, &bits, &distinct, keys[i]):
+                    failed = True
+                    break
         if failed:
             raise MemoryError()
-        uniq = np.empty(distinct, dtype=np.uint64)
-        counts = np.empty(distinct, dtype=np.int64)
-        scratch_keys = np.empty(distinct, dtype=np.uint64)
-        scratch_counts = np.empty(distinct, dtype=np.int64)
-        _collect_sorted(table, <Py_ssize_t>1 << bits, uniq, counts, scratch_keys, scratch_counts)
+        return _sorted_counts(table, bits, distinct)
     finally:
         free(table)
+
+
+cdef inline bint _count(Slot **table, int *bits, Py_ssize_t *distinct, uint64_t key) noexcept nogil:
+    """Count one ``key`` in ``table[0]``, doubling the table when it is 3/4 full; False when
+    the larger table cannot be allocated (the old one is then still the caller's to free)."""
+    cdef Slot *grown
+    if _add(table[0], bits[0], key, 1):
+        distinct[0] += 1
+        if distinct[0] * 4 > (<Py_ssize_t>3 << bits[0]):
+            grown = _grown(table[0], bits[0])
+            if grown == NULL:
+                return False
+            free(table[0])
+            table[0] = grown
+            bits[0] += 1
+    return True
+
+
+cdef tuple _sorted_counts(Slot *table, int bits, Py_ssize_t distinct):
+    """The ``distinct`` keys of a table of ``1 << bits`` slots, sorted, and their counts."""
+    uniq = np.empty(distinct, dtype=np.uint64)
+    counts = np.empty(distinct, dtype=np.int64)
+    scratch_keys = np.empty(distinct, dtype=np.uint64)
+    scratch_counts = np.empty(distinct, dtype=np.int64)
+    _collect_sorted(table, <Py_ssize_t>1 << bits, uniq, counts, scratch_keys, scratch_counts)
     return uniq, counts
 
 
@@ -268,7 +281,6 @@ def texts_counted(list texts, int order):
     cdef Py_UCS4 ch
     cdef uint64_t c, before = 0, h
     cdef int bits = 4
-    cdef Slot *grown
     if order < 1:
         raise ValueError(f"order must be >= 1, not {order}")
     for text in texts:
@@ -292,23 +304,11 @@ def texts_counted(list texts, int order):
                 ctx[0] = SEED
                 for k in range(top + 1):
                     h = ctx[k]
-                    if _add(table, bits, (((h >> 32) ^ (h & LOW32)) << 32) | c, 1):
-                        distinct += 1
-                        if distinct * 4 > (<Py_ssize_t>3 << bits):
-                            grown = _grown(table, bits)
-                            if grown == NULL:
-                                raise MemoryError()
-                            free(table)
-                            table = grown
-                            bits += 1
+                    if not _count(&table, &bits, &distinct, (((h >> 32) ^ (h & LOW32)) << 32) | c):
+                        raise MemoryError()
                 before = c
                 i += 1
-        uniq = np.empty(distinct, dtype=np.uint64)
-        counts = np.empty(distinct, dtype=np.int64)
-        scratch_keys = np.empty(distinct, dtype=np.uint64)
-        scratch_counts = np.empty(distinct, dtype=np.int64)
-        _collect_sorted(table, <Py_ssize_t>1 << bits, uniq, counts, scratch_keys, scratch_counts)
+        return _sorted_counts(table, bits, distinct)
     finally:
         free(ctx)
         free(table)
-    return uniq, counts
