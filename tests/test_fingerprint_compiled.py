@@ -1,5 +1,6 @@
 """The compiled fingerprints (``_fingerprint``) are the reference's (``model.python_normalise``,
-``model.python_fingerprint``): the same normalised strings and the same hashes."""
+``model.python_fingerprint``): the same normalised strings and the same hashes; and its test for
+a name (``names_someone``) is the regular expression's (``places.python_names_someone``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from conftest import SAMPLE_DATA, SHARED_WCXB, require_compiled
 
 from scrapy_declutter.page import Page
-from scrapy_declutter.sitelearning import model
+from scrapy_declutter.sitelearning import model, places
 
 COMPILED = model._compiled
 
@@ -24,6 +25,7 @@ def _agree(texts: list[str]) -> None:
     for text in texts:
         assert COMPILED.normalise(text) == model.python_normalise(text), repr(text)
         assert COMPILED.fingerprint(text) == model.python_fingerprint(text), repr(text)
+        assert COMPILED.names_someone(text) == places.python_names_someone(text), repr(text)
 
 
 def test_urls_months_digits_and_whitespace_fold_as_the_regular_expressions_fold_them():
@@ -40,11 +42,23 @@ def test_urls_months_digits_and_whitespace_fold_as_the_regular_expressions_fold_
     assert COMPILED.normalise("xhttp://a  May\u2003") == "x<url> <month>"
 
 
+def test_names_are_found_where_the_regular_expression_finds_them():
+    texts = ["Posted on 3 May by Jane Roe", "filed under Town Council", "The Best Laptops For Students",
+             "by\u00a0Jane", "by\u2003\nJane", "by_x Jane", "x-by Jane", "l'auteur Jean", "don't Stop",
+             "éby Jane", "\u00e9by Jane", "_by Jane", "1by Jane", "by Émile", "by É", "by", "by ", "by J",
+             "a B", "aB", " a B", "-a B", "a-b-c  D", "a\u200bb C", "ab\u0301 C", "a\tb C", "ÀB cD e F",
+             "by jane", "BY Jane", "x.by Jane", "xBy Jane", "", "a", "A", "a\u2028B", "a\x1cB", "a\x85B",
+             "a'-' B", "a' B", "'a B", "a ' B", "by\u3000Jane"]
+    _agree(texts)
+    assert COMPILED.names_someone("Posted on 3 May by Jane Roe")
+    assert not COMPILED.names_someone("The Best Laptops For Students")
+
+
 def test_random_texts_fold_as_the_reference_folds_them():
     rnd = random.Random(1)
-    alphabet = "abcjfmsondyegptuvrhw:/.- _0123\u00a0\u2003İΣς٣²\n\t𝟘<>ßﬁ"
+    alphabet = "abcjfmsondyegptuvrhw:/.- _0123\u00a0\u2003İΣς٣²\n\t𝟘<>ßﬁABJ'\u00c9\u2028"
     words = ["http://a.b", "www.c", "jan", "January", "may", "sept", "Sep", "x1", "12", "  ",
-             "\n", "İ", "ΑΣ", "https://", "_", "dec2"]
+             "\n", "İ", "ΑΣ", "https://", "_", "dec2", "by", "Jane", "Roe", "o'Neil", "-", "l'x"]
     texts = ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 30))) for _ in range(3000)]
     texts += [rnd.choice(["", " "]).join(rnd.choice(words) for _ in range(rnd.randint(0, 8)))
               for _ in range(3000)]

@@ -25,6 +25,10 @@ from hashlib import blake2b
 cdef extern from "Python.h":
     object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
     int PyUnicode_4BYTE_KIND
+    bint PyUnicode_IS_ASCII(object text)
+    int PyUnicode_KIND(object text)
+    const void *PyUnicode_DATA(object text)
+    Py_UCS4 PyUnicode_READ(int kind, const void *data, Py_ssize_t index) noexcept
 
 #: ``model.HASH_MASK``: 63 bits, so a fingerprint fits SQLite INTEGER and JSON exactly.
 cdef uint64_t MASK = (<uint64_t>1 << 63) - 1
@@ -98,100 +102,161 @@ cdef Py_ssize_t put(Py_UCS4 *out, Py_ssize_t o, str text) noexcept:
     return o
 
 
-cdef Py_ssize_t fold(str text, Py_UCS4 *out) except -1:
-    """Write the normalised ``text`` to ``out`` (room for ``3 * len(text) + 8``); its length."""
-    cdef str low = text.lower()
-    cdef Py_ssize_t n = len(low), i = 0, j, k, o = 0, end
+cdef inline bint is_decimal(Py_UCS4 ch) noexcept:
+    if ch < 128:  # ``Py_UNICODE_ISDECIMAL`` is a function call per character
+        return u'0' <= ch <= u'9'
+    return Py_UNICODE_ISDECIMAL(ch)
+
+
+cdef inline bint has_url(Py_UCS4 *s, Py_ssize_t n) noexcept:
+    """``"http" in s or "www." in s``: where the reference's URL pattern can match."""
+    cdef Py_ssize_t i
+    for i in range(n - 3):
+        if (s[i] == u'h' and s[i + 1] == u't' and s[i + 2] == u't' and s[i + 3] == u'p') or (
+                s[i] == u'w' and s[i + 1] == u'w' and s[i + 2] == u'w' and s[i + 3] == u'.'):
+            return True
+    return False
+
+
+cdef Py_ssize_t fold(Py_UCS4 *s, Py_ssize_t n, Py_UCS4 *out) noexcept:
+    """Write the normalised lowered text ``s`` (``n`` characters, changed in place) to
+    ``out`` (room for ``3 * n + 8``); its length."""
+    cdef Py_ssize_t i = 0, j, k, o = 0, end
     cdef Py_UCS4 ch
     cdef bint pending = False  # a run of spaces since the last character written
-    cdef Py_UCS4 *s = <Py_UCS4 *>PyMem_Malloc((n + 1) * sizeof(Py_UCS4))
-    if s == NULL:
-        raise MemoryError()
-    try:
-        for ch in low:  # URLs first, as the reference: "<url>" then reads as words
-            s[i] = ch
-            i += 1
-        if "http" in low or "www." in low:
-            i = j = 0
-            while i < n:
-                end = url_at(s, i, n)
-                if end < 0:
-                    s[j] = s[i]
-                    j += 1
-                    i += 1
-                else:
-                    for ch in "<url>":
-                        s[j] = ch
-                        j += 1
-                    i = end
-            n = j
-        i = 0
+    if has_url(s, n):  # URLs first, as the reference: "<url>" then reads as words
+        i = j = 0
         while i < n:
-            ch = s[i]
-            if Py_UNICODE_ISSPACE(ch):
-                pending = o > 0
-                i += 1
-                continue
-            if pending:
-                out[o] = u' '
-                o += 1
-                pending = False
-            if not is_word(ch):
-                out[o] = ch
-                o += 1
-                i += 1
-                continue
-            j = i
-            while j < n and is_word(s[j]):
+            end = url_at(s, i, n)
+            if end < 0:
+                s[j] = s[i]
                 j += 1
-            if is_month(s + i, j - i):
-                o = put(out, o, "<month>")
+                i += 1
             else:
-                k = i
-                while k < j:  # digits are word characters: a digit run is inside one word
-                    if Py_UNICODE_ISDECIMAL(s[k]):
-                        out[o] = u'0'
-                        o += 1
-                        while k < j and Py_UNICODE_ISDECIMAL(s[k]):
-                            k += 1
-                    else:
-                        out[o] = s[k]
-                        o += 1
+                for ch in "<url>":
+                    s[j] = ch
+                    j += 1
+                i = end
+        n = j
+    i = 0
+    while i < n:
+        ch = s[i]
+        if Py_UNICODE_ISSPACE(ch):
+            pending = o > 0
+            i += 1
+            continue
+        if pending:
+            out[o] = u' '
+            o += 1
+            pending = False
+        if not is_word(ch):
+            out[o] = ch
+            o += 1
+            i += 1
+            continue
+        j = i
+        while j < n and is_word(s[j]):
+            j += 1
+        if is_month(s + i, j - i):
+            o = put(out, o, "<month>")
+        else:
+            k = i
+            while k < j:  # digits are word characters: a digit run is inside one word
+                if is_decimal(s[k]):
+                    out[o] = u'0'
+                    o += 1
+                    while k < j and is_decimal(s[k]):
                         k += 1
-            i = j
-    finally:
-        PyMem_Free(s)
+                else:
+                    out[o] = s[k]
+                    o += 1
+                    k += 1
+        i = j
     return o
+
+
+#: Texts up to this many characters are normalised in buffers on the stack (most blocks'
+#: texts are shorter); a longer one gets them allocated. Three allocations per text were a
+#: fifth of what a fingerprint cost.
+DEF STACK = 256
+
+
+cdef struct Room:
+    Py_UCS4 *low  # the lowered text (``fold`` changes it in place)
+    Py_UCS4 *out  # the normalised text: ``n`` characters once ``normalised`` ran
+    Py_ssize_t n
+
+
+cdef int normalised(str text, Room *room, Py_UCS4 *low_stack, Py_UCS4 *out_stack) except -1:
+    """Normalise ``text`` into ``room`` (``room.out``, ``room.n``), in the buffers on the
+    stack given (room for ``STACK + 1`` and ``3 * STACK + 8`` characters) when it fits,
+    else in allocated ones (``release`` frees them). An ASCII text is lowered here
+    (``str.lower`` maps A-Z and nothing else of it), any other by ``str.lower``, for its
+    special cases (İ becomes two characters)."""
+    cdef Py_ssize_t n = len(text), i = 0
+    cdef Py_UCS4 ch
+    cdef str low = None if PyUnicode_IS_ASCII(text) else text.lower()
+    if low is not None:
+        n = max(n, len(low))
+    room.low, room.out = low_stack, out_stack
+    if n > STACK:
+        room.low = <Py_UCS4 *>PyMem_Malloc((n + 1) * sizeof(Py_UCS4))
+        room.out = <Py_UCS4 *>PyMem_Malloc((3 * n + 8) * sizeof(Py_UCS4))
+        if room.low == NULL or room.out == NULL:
+            release(room, low_stack, out_stack)
+            raise MemoryError()
+    if low is None:
+        for ch in text:
+            room.low[i] = <Py_UCS4>(<unsigned int>ch + 32) if u"A" <= ch <= u"Z" else ch
+            i += 1
+    else:
+        for ch in low:
+            room.low[i] = ch
+            i += 1
+    room.n = fold(room.low, i, room.out)
+    return 0
+
+
+cdef void release(Room *room, Py_UCS4 *low_stack, Py_UCS4 *out_stack) noexcept:
+    """Free the buffers ``normalised`` allocated (none when the text fitted on the stack)."""
+    if room.low != low_stack:
+        PyMem_Free(room.low)
+    if room.out != out_stack:
+        PyMem_Free(room.out)
+    room.low, room.out = low_stack, out_stack
 
 
 def normalise(str text):
     """``model.python_normalise``: the text as fingerprints see it."""
-    cdef Py_UCS4 *out = <Py_UCS4 *>PyMem_Malloc((3 * len(text) + 8) * sizeof(Py_UCS4))
-    if out == NULL:
-        raise MemoryError()
+    cdef Py_UCS4 low[STACK + 1]
+    cdef Py_UCS4 out[3 * STACK + 8]
+    cdef Room room
+    normalised(text, &room, low, out)
     try:
-        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, fold(text, out))
+        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, room.out, room.n)
     finally:
-        PyMem_Free(out)
+        release(&room, low, out)
 
 
 def fingerprint(str text):
     """``model.python_fingerprint``: blake2b of the normalised text's UTF-8, 63 bits."""
-    cdef Py_ssize_t cap = 3 * len(text) + 8, n, i, b = 0
-    cdef Py_UCS4 *out = <Py_UCS4 *>PyMem_Malloc(cap * sizeof(Py_UCS4))
-    cdef unsigned char *utf8 = NULL
+    cdef Py_UCS4 low[STACK + 1]
+    cdef Py_UCS4 out[3 * STACK + 8]
+    cdef unsigned char utf8_stack[4 * (3 * STACK + 8)]
+    cdef unsigned char *utf8 = utf8_stack
+    cdef Room room
+    cdef Py_ssize_t i, b = 0
     cdef unsigned int ch  # a code point, as a number
     cdef const unsigned char *d
     cdef uint64_t h = 0
-    if out == NULL:
-        raise MemoryError()
+    normalised(text, &room, low, out)
     try:
-        n = fold(text, out)
-        utf8 = <unsigned char *>PyMem_Malloc(4 * n + 1)
-        if utf8 == NULL:
-            raise MemoryError()
-        for i in range(n):
-            ch = out[i]
+        if room.n > 3 * STACK + 8:
+            utf8 = <unsigned char *>PyMem_Malloc(4 * room.n + 1)
+            if utf8 == NULL:
+                raise MemoryError()
+        for i in range(room.n):
+            ch = room.out[i]
             if ch < 0x80:
                 utf8[b] = ch
                 b += 1
@@ -212,9 +277,47 @@ def fingerprint(str text):
                 b += 4
         digest = blake2b((<char *>utf8)[:b], digest_size=8).digest()
     finally:
-        PyMem_Free(out)
-        PyMem_Free(utf8)
+        release(&room, low, out)
+        if utf8 != utf8_stack:
+            PyMem_Free(utf8)
     d = digest
     for i in range(7, -1, -1):  # little-endian
         h = (h << 8) | d[i]
     return h & MASK
+
+
+cdef inline bint in_name(Py_UCS4 ch) noexcept:
+    """``[\\w'-]``: a character of a word of ``places._NAMES``."""
+    return is_word(ch) or ch == u"'" or ch == u"-"
+
+
+def names_someone(str text):
+    """``places.python_names_someone``: whether ``places._NAMES`` finds a name, in one pass.
+
+    ``_NAMES`` (``(\\b[a-z][\\w'-]*\\s+)[A-Z]...``) matches where a lower-case
+    ASCII letter starts a word, its run of ``[\\w'-]`` ends at white space, and the
+    white space ends at an upper-case ASCII letter. Each run is maximal (white space is
+    not in ``[\\w'-]``, nor is a capital white space), so there is nothing to
+    backtrack; and a start inside a run ends where the run does, so the scan goes on
+    past it. ``\\b``, ``\\w`` and ``\\s`` are the ``re`` module's for ``str``
+    (``is_word``, ``Py_UNICODE_ISSPACE``).
+    """
+    cdef Py_ssize_t n = len(text), i = 0, j
+    cdef int kind = PyUnicode_KIND(text)
+    cdef const void *data = PyUnicode_DATA(text)
+    cdef Py_UCS4 ch
+    while i < n:
+        ch = PyUnicode_READ(kind, data, i)
+        if not (u"a" <= ch <= u"z") or (i > 0 and is_word(PyUnicode_READ(kind, data, i - 1))):
+            i += 1
+            continue
+        j = i + 1
+        while j < n and in_name(PyUnicode_READ(kind, data, j)):
+            j += 1
+        if j < n and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, j)):
+            while j < n and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, j)):
+                j += 1
+            if j < n and u"A" <= PyUnicode_READ(kind, data, j) <= u"Z":
+                return True
+        i = j
+    return False

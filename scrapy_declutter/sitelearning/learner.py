@@ -190,10 +190,17 @@ class SiteLearner:
         cut = self.cuts.get(block.step or "", DEFAULT_CUT)
         return block.score - cut if block.is_content else cut - block.score
 
+    def confidences(self, blocks: Sequence[Block]) -> list[float]:
+        """``confidence`` of each block, in one pass (a page has a few hundred blocks)."""
+        cuts = self.cuts
+        return [b.score - cuts.get(b.step or "", DEFAULT_CUT) if b.label == CONTENT
+                else cuts.get(b.step or "", DEFAULT_CUT) - b.score for b in blocks]
+
     def keys(self, page: "Page") -> PageKeys:
         """The page's keys (``pagekeys``), as this learner reads them."""
         return page_keys(page, structural=self.structural,
-                         confident=lambda b: self.confidence(b) >= self.confident_margin)
+                         confidences=self.confidences(page.blocks),
+                         confident=self.confident_margin)
 
     def apply(self, page: "Page", model: SiteModel | None,
               supervised: list[bool] | None = None, keys: PageKeys | None = None) -> PageLesson:
@@ -229,8 +236,8 @@ class SiteLearner:
             # Nothing learned can apply yet (a fresh site's warm-up pages are all labelled
             # so): no template, container or vote, and no near-copy of a page never seen.
             # The lesson is what the loop below would teach then, at a fraction of its cost.
-            for b in blocks:
-                if self.confidence(b) >= self.confident_margin:
+            for b, conf in zip(blocks, keys.confidences):
+                if conf >= self.confident_margin:
                     teach(KEEP if b.is_content else DISCARD, b.text)
             return lesson
         lesson.duplicate = self._near_copy(page, model, keys.fingerprints)
@@ -259,7 +266,8 @@ class SiteLearner:
         # Unsupervised, it votes on a page that uses the container most of the site's pages share.
         shared = (voting and not everywhere and self.vote_on_shared_template and where is not None
                   and model.containers[place] >= SHARED_TEMPLATE_SHARE * model.pages)
-        for i, (b, fp, is_template) in enumerate(zip(blocks, keys.fingerprints, template)):
+        for i, (b, fp, is_template, conf) in enumerate(zip(blocks, keys.fingerprints, template,
+                                                            keys.confidences)):
             if is_template and not (keep_content and b.is_content):
                 b.set_label(BOILERPLATE, 0.0, TEMPLATE_STEP)
                 seen = max(model.fingerprints.get(fp, 0),
@@ -268,7 +276,6 @@ class SiteLearner:
                 lesson.template += 1
                 teach(DISCARD, b.text)
                 continue
-            conf = self.confidence(b)
             side = where[i] if where else None
             if conf < self.ambiguous_margin and side and self._settle(b, side, settled_by):
                 lesson.settled += 1

@@ -13,11 +13,11 @@ second run reads them back.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from ..page import Slot
 from .model import fingerprints
-from .places import Places, containers, folded_hash, structure_key
+from .places import Places, containers, folded_hash, keyed_at
 
 if TYPE_CHECKING:
     from ..blocks import Block
@@ -46,15 +46,19 @@ class PageKeys:
     samples: dict[int, tuple[str, str]] = field(default_factory=dict)
     #: The places that held the page's confident content (none: too little of it).
     containers: list[str] = field(default_factory=list)
+    #: How sure the generic steps were of each block's label (``SiteLearner.confidence``),
+    #: in order: the rules read it for every block, on both runs of a held page.
+    confidences: list[float] = field(default_factory=list)
 
 
 #: The page's keys, put there by the site step the first time it labels the page.
 PAGE_KEYS: Slot[PageKeys] = Slot("site learning keys")
 
 
-def page_keys(page: "Page", *, structural: bool,
-              confident: Callable[["Block"], bool]) -> PageKeys:
-    """The page's keys; ``confident(block)``: the generic steps were sure of its label.
+def page_keys(page: "Page", *, structural: bool, confidences: list[float],
+              confident: float) -> PageKeys:
+    """The page's keys; ``confidences``: the generic steps' in each block's label, ``confident``
+    the least that makes a label sure.
 
     A block gets a structural key when it is a line of words (a byline, a
     banner), not a menu (the generic steps see those), and its text names
@@ -62,15 +66,18 @@ def page_keys(page: "Page", *, structural: bool,
     """
     blocks = page.blocks
     places = Places(blocks)
-    keys = PageKeys(places, fingerprints([b.text for b in blocks]))
+    keys = PageKeys(places, fingerprints([b.text for b in blocks]), confidences=confidences)
     if structural:
         keys.structures = [0] * len(blocks)
         for i, b in enumerate(blocks):
-            if b.link_density < STRUCTURE_MAX_LINKS and b.words >= 3 and folded_hash(b.text):
-                path = places.path(i)
-                key = keys.structures[i] = structure_key(path, b.text)
-                keys.samples[key] = (b.text, path)
+            if b.link_density < STRUCTURE_MAX_LINKS and b.words >= 3:
+                folded = folded_hash(b.text)
+                if folded:
+                    path = places.path(i)
+                    key = keys.structures[i] = keyed_at(path, folded)
+                    keys.samples[key] = (b.text, path)
     keys.containers = containers(places, [
-        b.text_chars if b.is_content and confident(b) else 0 for b in blocks],
+        b.text_chars if c >= confident and b.is_content else 0
+        for b, c in zip(blocks, confidences)],
         share=CONTAINER_SHARE, min_total=CONTAINER_MIN_CHARS)
     return keys

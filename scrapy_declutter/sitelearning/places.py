@@ -26,7 +26,9 @@ have one.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Sequence
+from importlib import import_module
+from types import ModuleType
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ..blocks import Ancestor
 from .memo import Memo
@@ -125,21 +127,37 @@ class Places:
         return path == container or path.startswith(container + "/")
 
 
+def python_names_someone(text: str) -> bool:
+    """Whether ``_NAMES`` finds a name in the text: the reference of ``_fingerprint.names_someone``,
+    and what runs without it. A text all lower case after its first letter has no capital
+    to start a name, and most texts stop at that test, in C, before the expression."""
+    return not text[1:].islower() and _NAMES.search(text) is not None
+
+
+try:  # by name, as ``model`` loads it: the import graph sees only .py modules
+    _compiled: ModuleType | None = import_module(f"{__package__}._fingerprint")
+except ImportError:  # built without a compiler: the regular expression
+    _compiled = None
+#: ``names_someone(text)``: ``python_names_someone``, in one pass where the package was compiled.
+names_someone: Callable[[str], bool] = (_compiled.names_someone if _compiled
+                                        else python_names_someone)
+
+
 def folded_hash(text: str) -> int:
     """Hash of the text with names folded too; 0 when it names nobody or is too long.
 
     Such a text has a fingerprint that says the same, and a structural key
-    (the fingerprint at one place) could only be stricter than it.
+    (the fingerprint at one place) could only be stricter than it. Whether a
+    text names someone is a scan of it (``names_someone``), cheaper than the
+    memo's look-up, which hashes the text: only the texts that do are memoised.
     """
-    # no capital after the first letter, no name: most texts stop at this test, in C,
-    # before the cache, which would hash every text (the long ones too) to look it up
-    if len(text) > STRUCTURE_MAX_CHARS or text[1:].islower():
+    if len(text) > STRUCTURE_MAX_CHARS or not names_someone(text):
         return 0
     return _FOLDED(text)
 
 
 def _folded(text: str) -> int:
-    return fingerprint(_NAMES.sub(r"\1<name>", text)) if _NAMES.search(text) else 0
+    return fingerprint(_NAMES.sub(r"\1<name>", text))
 
 
 _FOLDED: Memo[str, int] = Memo(_folded, FINGERPRINT_CACHE)
@@ -152,8 +170,11 @@ def structure_key(path: str, text: str) -> int:
     "<name>" from matching prose elsewhere in the page.
     """
     folded = folded_hash(text)
-    if not folded:
-        return 0
+    return keyed_at(path, folded) if folded else 0
+
+
+def keyed_at(path: str, folded: int) -> int:
+    """``structure_key`` of a text whose ``folded_hash`` is ``folded`` (not 0)."""
     return ((_PATH_HASHES(path) * _MIX) ^ folded) & HASH_MASK or 1
 
 
