@@ -1,12 +1,14 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""``model.python_normalise`` and ``model.python_fingerprint`` as one pass per text in C.
+"""``model.python_normalise`` and ``model.python_fingerprint`` as one pass per text in C, and
+``places.python_names_someone`` (whether a text names someone) as one scan.
 
 Site learning fingerprints every block of every page (a crawl's pages hold a
 few hundred each): lower case, then three regular expressions (URLs, month
 names, digit runs), a split and a join, UTF-8 and blake2b. The expressions
 scan the text once each, and the month names' ``\\b`` alternation costs the
-most, though a month name is exactly a whole word. Here, after ``str.lower``
-(Python's, for its special cases), one loop folds URLs and a second folds
+most, though a month name is exactly a whole word. Here, after lowering (an
+ASCII text's A-Z in the copy, any other's by ``str.lower``, for its special
+cases), into buffers on the stack for the short texts most blocks hold, one loop folds URLs and a second folds
 month names and digit runs and collapses whitespace as it copies, with the
 character classes the ``re`` module uses for ``str`` patterns (``\\w``:
 ``Py_UNICODE_ISALNUM`` or ``_``; ``\\d``: ``Py_UNICODE_ISDECIMAL``; ``\\s``
@@ -14,6 +16,11 @@ and ``str.split``: ``Py_UNICODE_ISSPACE``); the UTF-8 bytes (surrogates
 passed, as ``surrogatepass`` does) are written straight from the result. The
 strings and hashes are the reference's (a test compares them on tricky texts
 and on every block of the bundled pages).
+
+Every block short and unlinked enough for a structural key is also asked
+whether it names someone (``places.folded_hash``), with a regular expression
+whose search cost a site-learning page more than its fingerprints did;
+``names_someone`` gives the same answer in one scan (the test compares it too).
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
