@@ -143,7 +143,10 @@ class PageLesson:
 
     #: Its blocks' fingerprints, structural keys and places, and its containers.
     keys: PageKeys
-    examples: list[tuple[str, str]] = field(default_factory=list)
+    #: The texts it teaches, per category (``ngram.KEEP``, ``ngram.DISCARD``), in order: lists
+    #: of strings, which the garbage collector does not walk, where a (category, text)
+    #: tuple per block was one more object for it while the page waited in its warm-up.
+    examples: dict[str, list[str]] = field(default_factory=lambda: {KEEP: [], DISCARD: []})
     template: int = 0
     #: Blocks the content container relabelled.
     settled: int = 0
@@ -216,9 +219,10 @@ class SiteLearner:
         budget = {KEEP: MAX_TRAIN_CHARS, DISCARD: MAX_TRAIN_CHARS}
 
         def teach(category: str, text: str) -> None:
-            if budget[category] > 0:
-                lesson.examples.append((category, text[: budget[category]]))
-                budget[category] -= len(text)
+            left = budget[category]
+            if left > 0:
+                lesson.examples[category].append(text[:left])
+                budget[category] = left - len(text)
 
         if supervised is not None:
             lesson.supervised = True
@@ -344,7 +348,8 @@ class SiteLearner:
         """Add a page's lesson to models (the site's, and the delta waiting to be stored)."""
         if lesson.duplicate or not models:
             return
-        batch = prepare(lesson.examples, models[0].classifier.order)
+        batch = prepare(((category, text) for category, texts in lesson.examples.items()
+                         for text in texts), models[0].classifier.order)
         for model in models:
             keys = lesson.keys
             model.observe(keys.fingerprints, url, keys.structures, keys.containers, keys.samples)
