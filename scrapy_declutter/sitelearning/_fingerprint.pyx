@@ -47,6 +47,13 @@ MONTHS[:] = [b"jan", b"january", b"feb", b"february", b"mar", b"march", b"apr", 
              b"september", b"oct", b"october", b"nov", b"november", b"dec", b"december"]
 
 
+#: The first letters of ``MONTHS``, one bit each from "a".
+cdef unsigned int FIRSTS = 0
+for _name in (b"jan", b"feb", b"mar", b"apr", b"may", b"jun", b"jul", b"aug", b"sep", b"oct",
+              b"nov", b"dec"):
+    FIRSTS |= 1u << (_name[0] - ord("a"))
+
+
 cdef inline bint is_word(Py_UCS4 ch) noexcept:
     if ch < 128:  # most characters: no table look-up
         return (u'a' <= ch <= u'z') or (u'0' <= ch <= u'9') or (u'A' <= ch <= u'Z') or ch == u'_'
@@ -57,8 +64,9 @@ cdef bint is_month(Py_UCS4 *word, Py_ssize_t n) noexcept:
     """Whether the word is one of ``MONTHS``."""
     cdef Py_ssize_t m, k
     cdef const char *name
-    if n < 3 or n > 9:
-        return False
+    cdef unsigned int first = <unsigned int>word[0] - 97  # its letter's place after "a"
+    if n < 3 or n > 9 or first >= 26 or not (FIRSTS >> first) & 1:
+        return False  # most words: no month name starts so
     for m in range(24):
         name = MONTHS[m]
         if <Py_UCS4>name[0] != word[0]:
