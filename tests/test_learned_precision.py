@@ -244,13 +244,22 @@ def test_a_page_is_collapsed_only_when_it_keeps_a_sliver_of_its_expected_words()
     assert not collapsed(np.array([40.0, 100.0, 100.0, 100.0]), short, short >= 0.5)
 
 
-def test_a_collapsed_page_is_cut_again_where_its_probabilities_expect_the_content():
+def test_a_collapsed_page_is_cut_again_where_its_probabilities_expect_the_content(monkeypatch):
     import gzip
     import json
 
     from scrapy_declutter.result import join_blocks
+    from scrapy_declutter.steps.learned import step as step_module
     from scrapy_declutter.steps.learned.model import cached_model
-    from scrapy_declutter.steps.learned.step import score_page
+
+    def score_page(model, page, **kwargs):
+        # Out of fold the classifier was unsure of every teaser; the shipped model was trained
+        # on this page, so its scores are scaled down to 0.6 of themselves, as unsure as that.
+        scores = real(model, page, **kwargs)
+        return scores._replace(content=scores.content * 0.6)
+
+    real = step_module.score_page
+    monkeypatch.setattr(step_module, "score_page", score_page)
 
     folder = SAMPLE_DATA / "collapse"
     html = gzip.decompress((folder / "3016.html.gz").read_bytes())

@@ -135,6 +135,36 @@ def test_real_latin1_bytes_under_a_latin1_header_stay_latin1():
     assert "naïve café crème" in decode_html(body, "text/html; charset=ISO-8859-1")
 
 
+CHINESE = "谷歌在2014年收购的人工智能公司开发出一款能够用自己的记忆学习新知识的计算机。" * 8
+
+
+@pytest.mark.parametrize("meta", ["gb2312", "windows-1251", "big5", "shift_jis"])
+def test_utf8_bytes_under_another_meta_charset_are_read_as_utf8(meta):
+    # Readability's qq.com test page: re-saved as UTF-8, still declaring GB2312.
+    body = f'<html><head><meta charset="{meta}"></head><body><p>{CHINESE}</p></body></html>'.encode()
+    assert " ".join(CHINESE.split()) in decode_html(body)
+
+
+@pytest.mark.parametrize("text,codec", [(CHINESE, "gbk"), (RUSSIAN, "cp1251"), (JAPANESE, "shift_jis")])
+def test_real_legacy_bytes_under_their_meta_charset_stay_theirs(text, codec):
+    body = f'<html><head><meta charset="{codec}"></head><body><p>{text}</p></body></html>'.encode(codec)
+    assert " ".join(text.split()) in decode_html(body)
+
+
+@pytest.mark.parametrize("meta", ["gb2312", "iso-8859-1"])
+def test_redecoded_repairs_what_scrapy_decoded_with_a_lying_meta_charset(meta):
+    from scrapy.http import HtmlResponse
+
+    from scrapy_declutter.sniff import redecoded
+
+    body = (f'<html><head><meta charset="{meta}"></head><body><p>{CHINESE}</p><p>naïve café</p>'
+            "</body></html>").encode()
+    response = HtmlResponse(URL, body=body, headers={"Content-Type": "text/html"})
+    assert "naïve café" not in response.text  # Scrapy follows the <meta>
+    better = redecoded(body, "text/html", response.text)
+    assert better is not None and "naïve café" in better and CHINESE.split()[0] in better
+
+
 def test_redecoded_repairs_what_scrapy_decoded_with_a_lying_header():
     from scrapy.http import HtmlResponse
 

@@ -13,6 +13,7 @@ from scrapy_declutter.sitelearning.stores import open_store
 from scrapy_declutter.sitelearning.stores.base import COMPACT_AFTER
 from scrapy_declutter.sitelearning.stores.memory import MemoryStore
 from scrapy_declutter.sitelearning.stores.sqlite import SQLiteStore
+from scrapy_declutter.sitelearning.writes import WRITE_BATCH
 
 BATCHES = 12  # x 2 deltas per batch x 2 writers: crosses COMPACT_AFTER while both append
 
@@ -139,3 +140,47 @@ def test_a_snapshot_stays_as_it_was_while_its_model_learns_on():
         model.merge(delta("s", i))
         model.classifier.train("keep", f"more text about the garden, page {i}")
     assert snap.to_data() == before and model.to_data() != before
+
+
+class _CountingStore(MemoryStore):
+    """A memory store that records the size of every write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[int] = []
+
+    def append(self, deltas, fold=()):
+        self.batches.append(len(deltas))
+        super().append(deltas, fold)
+
+
+@pytest.mark.parametrize("write_behind", [False, True])
+def test_a_flush_of_many_sites_is_written_in_bounded_batches_and_loses_nothing(write_behind):
+    # flush() at the end of a broad crawl queues every site still in memory; one write of
+    # them all held every serialised delta at once.
+    store = _CountingStore()
+    sites = WRITE_BATCH * 2 + 7
+    dec = Declutter("density", store=store, flush_every=10, write_behind=write_behind)
+    for site in range(sites):
+        dec.extract(article(site), f"https://site{site}.example/1")
+    assert store.batches == []  # nothing due yet: every site is below flush_every
+    dec.flush()
+    assert store.batches == [WRITE_BATCH, WRITE_BATCH, 7]
+    assert all(store.load(f"site{s}.example").pages == 1 for s in range(sites))
+    dec.close()
+
+
+def test_a_site_loaded_again_sees_increments_queued_past_the_first_batch():
+    store = _CountingStore()
+    dec = Declutter("density", store=store, flush_every=1, max_cache_bytes=1)
+    writes = dec.writes
+    writes.learned = lambda flush_every: False  # evicted sites pile up, as in an eviction storm
+    for site in range(WRITE_BATCH + 5):
+        dec.extract(article(site), f"https://site{site}.example/1")
+    queued = [delta.site for delta in writes.queue]
+    last = f"site{WRITE_BATCH + 3}.example"
+    assert len(queued) > WRITE_BATCH and queued.index(last) >= WRITE_BATCH
+    dec.extract(article(99), f"https://{last}/2")  # loaded again: its first page lands first
+    assert dec.model(last).pages == 2
+    dec.close()
+    assert store.load(last).pages == 2

@@ -10,9 +10,9 @@ sites in memory, as many as fit in ``max_cache_bytes`` (estimated per page
 in O(1), see ``SiteModel.estimated_bytes``: a count of sites would let a few
 big models or thousands of small ones take any amount of memory). A site's
 increments (its delta) are queued after ``flush_every`` of its pages, when
-it leaves memory and on ``close()``; the queue is written in one batch every
-``flush_every`` pages (or once it holds ``writes.WRITE_BATCH`` deltas), appended to
-the sites' logs in the store without reading or re-serialising their models
+it leaves memory and on ``close()``; the queue is written every ``flush_every``
+pages (or once it holds ``writes.WRITE_BATCH`` deltas), in batches of at most
+``WRITE_BATCH`` deltas, appended to the sites' logs in the store without reading or re-serialising their models
 (see ``stores.base``), so the cost of a write follows what was learned, not
 the model's size, and several processes sharing a store add up their counts.
 A site kept in memory does not see other processes' counts until it is

@@ -29,7 +29,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Deltas queued before a write, whatever ``flush_every`` says.
+#: Deltas queued before a write, whatever ``flush_every`` says; and the most one write
+#: takes. A store serialises a batch whole (a list of blobs, a Redis pipeline), so
+#: ``flush`` at the end of a 10,000-site crawl, which queues every site still in memory,
+#: wrote some 2,000 deltas at once and the crawl's memory rose by their size (88 MB in a
+#: 2,000-site run) just before it ended; in batches of this many it does not.
 WRITE_BATCH = 64
 
 
@@ -79,13 +83,13 @@ class StoreWrites:
 
     def before_load(self, site: str) -> None:
         """A site comes back into memory: its increments still queued or in flight land first."""
-        if any(delta.site == site for delta in self.queue):
-            self.write()
+        while any(delta.site == site for delta in self.queue) and self.write():
+            pass
         if any(delta.site == site for delta in self._in_flight[0]):
             self.settled()
 
     def write(self, force: bool = False) -> bool:
-        """Write the queued deltas in one batch; on failure they stay queued.
+        """Write the oldest ``WRITE_BATCH`` queued deltas in one batch; on failure they stay queued.
 
         With ``write_behind`` the batch goes to the writer thread once the
         one before it is settled (if that one failed, its deltas go again with
@@ -97,17 +101,21 @@ class StoreWrites:
             return True
         if not force and not self.available():
             return False
-        batch, fold = self.queue, self._fold
+        batch, rest = self.queue[:WRITE_BATCH], self.queue[WRITE_BATCH:]
+        sites = {delta.site for delta in batch}
+        fold = self._fold & sites
+        # A site with deltas in a later batch stays to be folded then too.
+        fold_later = self._fold - (sites - {delta.site for delta in rest})
         if not self.write_behind:
             try:
                 self.store.append(batch, fold)
             except StoreUnavailableError as exc:
                 self.went_down(exc)
                 return False
-            self.queue, self._fold, self._since_write = [], set(), 0
+            self.queue, self._fold, self._since_write = rest, fold_later, 0
             self.answered()
             return True
-        self.queue, self._fold, self._since_write = [], set(), 0
+        self.queue, self._fold, self._since_write = rest, fold_later, 0
         if self._thread is None:
             self._thread = ThreadPoolExecutor(1, thread_name_prefix="declutter-store")
         self._in_flight = (batch, fold)
@@ -131,9 +139,11 @@ class StoreWrites:
         return True
 
     def flush(self) -> None:
-        """Write everything queued and wait for it; no idle writer thread is left behind."""
-        self.write(force=True)
-        self.settled()
+        """Write everything queued, a batch at a time, and wait for it; no idle writer thread
+        is left behind. A batch that fails stays queued (``went_down`` said why)."""
+        self.settled()  # a batch that failed on the writer thread is queued again first
+        while self.queue and self.write(force=True) and self.settled():
+            pass
         if self._thread is not None:  # a crawl's core is flushed at its end
             self._thread.shutdown()
             self._thread = None
