@@ -155,7 +155,8 @@ class BenchSpider(scrapy.Spider):
             "pages": self.pages,
             "wall": last["wall"] - first["wall"],
             "cpu": last["cpu"] - first["cpu"],
-            "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3,
+            # ru_maxrss is in KiB (Linux); MB here are 10^6 bytes, as rss_mb gives them.
+            "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e6,
             # The worker processes' peak (the largest), which they report at close.
             "children_max_rss_mb": self.crawler.stats.get_value("declutter/workers/max_rss_mb", 0),
             "main_cpu": time.process_time() - self.main_cpu,
