@@ -185,16 +185,15 @@ class SiteLearner:
         self.vote_on_shared_template = vote_on_shared_template
 
     def confidence(self, block: Block) -> float:
-        """How far the block's score is past its step's cut, on the side of its label.
-
-        The cut of the block's deciding step is ``cuts[step]`` given here, else
-        0.5 (a probability-like score).
-        """
-        cut = self.cuts.get(block.step or "", DEFAULT_CUT)
-        return block.score - cut if block.is_content else cut - block.score
+        """How far the block's score is past its step's cut, on the side of its label."""
+        return self.confidences([block])[0]
 
     def confidences(self, blocks: Sequence[Block]) -> list[float]:
-        """``confidence`` of each block, in one pass (a page has a few hundred blocks)."""
+        """``confidence`` of each block, in one pass (a page has a few hundred blocks).
+
+        The cut of a block's deciding step is ``cuts[step]`` given here, else
+        0.5 (a probability-like score).
+        """
         cuts = self.cuts
         return [b.score - cuts.get(b.step or "", DEFAULT_CUT) if b.label == CONTENT
                 else cuts.get(b.step or "", DEFAULT_CUT) - b.score for b in blocks]
