@@ -192,12 +192,21 @@ def decode_html(body: bytes, content_type: str | None = None) -> str:
         if repaired is not None:
             logger.info("bytes are not the UTF-8 they claim to be; decoded as %s", repaired[0])
             encoding, text = repaired
-    elif _legacy(encoding) and not body.isascii():
-        as_utf8 = _strict(body, _UTF8)
-        if as_utf8 is not None:
-            logger.info("bytes declared %s are valid UTF-8; decoded as UTF-8", encoding)
-            text = as_utf8.lstrip("\ufeff")
+    else:
+        text = _utf8_despite(body, encoding) or text
     return text
+
+
+def _utf8_despite(body: bytes, declared: str) -> str | None:
+    """The body read as UTF-8 when ``declared`` is a non-Unicode charset and the bytes are
+    valid UTF-8 with non-ASCII characters (the second repair above); else None."""
+    if not _legacy(declared) or body.isascii():
+        return None
+    as_utf8 = _strict(body, _UTF8)
+    if as_utf8 is None:
+        return None
+    logger.info("bytes declared %s are valid UTF-8; decoded as UTF-8", declared)
+    return as_utf8.lstrip("\ufeff")
 
 
 def redecoded(body: bytes, content_type: str | None, text: str) -> str | None:
@@ -207,12 +216,13 @@ def redecoded(body: bytes, content_type: str | None, text: str) -> str | None:
     (the header's, else the page's ``<meta>``): it applies the two repairs of
     ``decode_html`` and returns the repaired text only when one of them
     applies, so the usual case costs a count of U+FFFD (and, when the
-    declared charset is not a Unicode one, an ASCII check).
+    declared charset is not a Unicode one, an ASCII check). A page in such a
+    charset is not decoded again: only its bytes are tried as UTF-8.
     """
     encoding = (_canonical(http_content_type_encoding(content_type))
                 or _canonical(html_body_declared_encoding(body)) or _UTF8)
-    if "\ufffd" in text and _utf8_is_a_lie(body, text) or _legacy(encoding) and not body.isascii():
+    if "\ufffd" in text and _utf8_is_a_lie(body, text):
         better = decode_html(body, content_type)
     else:
-        return None
-    return better if better != text else None
+        better = _utf8_despite(body, encoding)
+    return better if better is not None and better != text else None
