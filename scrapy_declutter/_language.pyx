@@ -204,4 +204,3 @@ def set_stopword_fields(list blocks, list counts, object plain):
         write_slot(b, at_bare, bare)
         write_slot(b, at_all, found)
         write_slot(b, at_density, density)
-

@@ -151,7 +151,6 @@ def page_stopword_counts(texts: list[str], stops: frozenset[str]) -> list[tuple[
     return _compiled.stopword_counts(texts, stops)
 
 
-
 def set_stopword_fields(blocks: Sequence[Block], counts: Sequence[tuple[int, int]]) -> None:
     """Each block's ``bare_stopwords`` and ``stopwords`` from its ``(bare, all)`` counts,
     and its ``stopword_density`` (stop words per word, 0 without words).

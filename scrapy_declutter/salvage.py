@@ -98,7 +98,6 @@ def whole_document(root: etree._Element) -> etree._Element:
     return whole
 
 
-
 def closed_title(root: etree._Element, html: str) -> str | None:
     """``html`` with its title closed before the first tag after ``<title>``, when an
     unclosed title swallowed the page in ``root`` (the tree of ``html``); else None.

@@ -8,9 +8,10 @@ names, digit runs), a split and a join, UTF-8 and blake2b. The expressions
 scan the text once each, and the month names' ``\\b`` alternation costs the
 most, though a month name is exactly a whole word. Here, after lowering (an
 ASCII text's A-Z in the copy, any other's by ``str.lower``, for its special
-cases), into buffers on the stack for the short texts most blocks hold, one loop folds URLs and a second folds
-month names and digit runs and collapses whitespace as it copies, with the
-character classes the ``re`` module uses for ``str`` patterns (``\\w``:
+cases), into buffers on the stack for the short texts most blocks hold, one
+loop folds URLs and a second folds month names and digit runs and collapses
+whitespace as it copies, with the character classes the ``re`` module uses
+for ``str`` patterns (``\\w``:
 ``Py_UNICODE_ISALNUM`` or ``_``; ``\\d``: ``Py_UNICODE_ISDECIMAL``; ``\\s``
 and ``str.split``: ``Py_UNICODE_ISSPACE``); the UTF-8 bytes (surrogates
 passed, as ``surrogatepass`` does) are written straight from the result. The

@@ -12,8 +12,8 @@ big models or thousands of small ones take any amount of memory). A site's
 increments (its delta) are queued after ``flush_every`` of its pages, when
 it leaves memory and on ``close()``; the queue is written every ``flush_every``
 pages (or once it holds ``writes.WRITE_BATCH`` deltas), in batches of at most
-``WRITE_BATCH`` deltas, appended to the sites' logs in the store without reading or re-serialising their models
-(see ``stores.base``), so the cost of a write follows what was learned, not
+``WRITE_BATCH`` deltas, appended to the sites' logs in the store without
+reading or re-serialising their models (see ``stores.base``), so the cost of a write follows what was learned, not
 the model's size, and several processes sharing a store add up their counts.
 A site kept in memory does not see other processes' counts until it is
 loaded again. With ``write_behind=True`` (the Scrapy components' choice) a

@@ -102,10 +102,10 @@ class StoreWrites:
         if not force and not self.available():
             return False
         batch, rest = self.queue[:WRITE_BATCH], self.queue[WRITE_BATCH:]
-        sites = {delta.site for delta in batch}
-        fold = self._fold & sites
-        # A site with deltas in a later batch stays to be folded then too.
-        fold_later = self._fold - (sites - {delta.site for delta in rest})
+        # Every site in ``_fold`` has a delta queued; one with deltas in a later batch too
+        # stays to be folded then.
+        fold = self._fold & {delta.site for delta in batch}
+        fold_later = self._fold & {delta.site for delta in rest}
         if not self.write_behind:
             try:
                 self.store.append(batch, fold)

@@ -218,4 +218,3 @@ cdef object _atomic(object t):
             return t
     PyObject_GC_UnTrack(<void*>t)
     return t
-
