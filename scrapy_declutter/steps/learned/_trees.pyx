@@ -87,6 +87,26 @@ def leaf_values(const real[:, ::1] X, const int[::1] feature, const double[::1] 
                     out[start + k, t] = value[nodes[k]]
 
 
+cdef int _check_complete(Py_ssize_t t_count, int depth, Py_ssize_t inner, Py_ssize_t n_values,
+                         Py_ssize_t values_width, Py_ssize_t node_words) except -1:
+    """Refuse node arrays that are not ``t_count`` trees laid out complete to ``depth``
+    (``inner`` nodes of two words each, ``inner + 1`` leaf values a tree)."""
+    if t_count and (depth < 1 or inner != (1 << depth) - 1 or values_width != inner + 1
+                    or n_values != t_count or node_words != 2):
+        raise ValueError("the nodes are not complete trees of the depth given")
+    return 0
+
+
+cdef bint _any_nan(const real* values, Py_ssize_t count) noexcept nogil:
+    """Whether one of the ``count`` values is a NaN (a row the complete walks leave to
+    the general one)."""
+    cdef Py_ssize_t i
+    for i in range(count):
+        if values[i] != values[i]:
+            return True
+    return False
+
+
 def leaf_values_f32(const float[:, ::1] X, const int[:, :, ::1] nodes,
                     const double[:, ::1] values, int depth, double[:, ::1] out):
     """``leaf_values`` for float32 rows without a missing value, over trees laid out
@@ -104,14 +124,9 @@ def leaf_values_f32(const float[:, ::1] X, const int[:, :, ::1] nodes,
     cdef const double* leaf
     cdef const float* base = &X[0, 0] if n and width_x else NULL
     cdef bint nan = False
-    if t_count and (depth < 1 or inner != (1 << depth) - 1 or values.shape[1] != inner + 1
-                    or values.shape[0] != t_count or nodes.shape[2] != 2):
-        raise ValueError("the nodes are not complete trees of the depth given")
+    _check_complete(t_count, depth, inner, values.shape[0], values.shape[1], nodes.shape[2])
     with nogil:
-        for i in range(n * width_x):
-            if base[i] != base[i]:
-                nan = True
-                break
+        nan = _any_nan(base, n * width_x)
         if not nan:
             # A group of rows at a time through every tree: its rows stay in the
             # first-level cache while the trees stream by.
@@ -157,14 +172,9 @@ def leaf_values_f64(const double[:, ::1] X, const long long[:, :, ::1] nodes,
     cdef const Node64* node
     cdef const double* base = &X[0, 0] if n and width_x else NULL
     cdef bint nan = False
-    if t_count and (depth < 1 or inner != (1 << depth) - 1 or values.shape[1] != inner + 1
-                    or values.shape[0] != t_count or nodes.shape[2] != 2):
-        raise ValueError("the nodes are not complete trees of the depth given")
+    _check_complete(t_count, depth, inner, values.shape[0], values.shape[1], nodes.shape[2])
     with nogil:
-        for i in range(n * width_x):
-            if base[i] != base[i]:
-                nan = True
-                break
+        nan = _any_nan(base, n * width_x)
         if not nan:
             for i in range(n):
                 row = base + i * width_x
