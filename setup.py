@@ -5,6 +5,9 @@
   requirement) and using no libxml2 symbol, so it keeps working when lxml is
   upgraded after install. Without it the package segments in pure Python
   (``segment.python_segment``), saying so once in a logged warning.
+- ``scrapy_declutter._treefacts`` counts a tree's elements and finds its title's
+  candidates in one walk (over lxml's public C API, as ``_segment``); without it
+  ``treefacts.python_tree_facts`` asks libxml2's XPath, the same facts.
 - ``scrapy_declutter._language`` counts the blocks' stop words in one loop
   per page; without it ``language.stopword_counts`` runs per block, the same counts.
 - ``scrapy_declutter.sitelearning._counts`` counts a page's n-grams and merges
@@ -50,6 +53,8 @@ def extensions() -> list[Extension]:
     compiled = [
         Extension("scrapy_declutter._segment", ["scrapy_declutter/_segment.pyx"],
                   depends=[slots, *(str(p) for p in Path("scrapy_declutter").glob("_segment_*.pxi"))],
+                  include_dirs=lxml.get_include(), optional=True),
+        Extension("scrapy_declutter._treefacts", ["scrapy_declutter/_treefacts.pyx"],
                   include_dirs=lxml.get_include(), optional=True),
         Extension("scrapy_declutter._language", ["scrapy_declutter/_language.pyx"],
                   depends=[chars, slots], optional=True),

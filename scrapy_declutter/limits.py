@@ -74,17 +74,18 @@ class Limits:
             return sniff_text(html)
         return sniff_binary(html, content_type)
 
-    def check_tree(self, root: etree._Element) -> str:
+    def check_tree(self, root: etree._Element, *, elements: int | None = None) -> str:
         """Refuse a tree that would cost too much to segment, or that has no text of its own.
 
-        ``count(//*)`` runs in C (a few ms per 10,000 elements); the widest
+        ``count(//*)`` runs in C (a few ms per 10,000 elements), or is given as
+        ``elements`` by a caller that counted them (``treefacts``); the widest
         parent is looked for only when the tree is big enough to have one
         over the cap, so ordinary pages pay one count. A tree the parser cut
         short gets a ``too_deep`` reason but may still be segmented.
         """
         if is_frameset(root):
             return f"{FRAMESET}: the text is in the frames' own documents"
-        n = int(root.xpath("count(//*)")) + 1
+        n = (int(root.xpath("count(//*)")) if elements is None else elements) + 1
         if n > self.max_elements:
             return f"{TOO_MANY_ELEMENTS}: {n} > {self.max_elements}"
         if n > self.max_children:

@@ -35,6 +35,7 @@ from .language import (DEFAULT_LANGUAGE, declared_language, page_language,
 from .limits import DAMAGED_HEAD, DEFAULT_LIMITS, NO_TEXT, TOO_DEEP, Limits, empty_root, log_reason
 from .salvage import body_from_head, closed_title, flatten, whole_document
 from .sniff import decode_html
+from .treefacts import TreeFacts, tree_facts
 
 if TYPE_CHECKING:
     from scrapy.http import TextResponse
@@ -50,11 +51,11 @@ def site_key(url: str | None) -> str:
     return host[4:] if host.startswith("www.") else host
 
 
-def _title(root: etree._Element) -> str:
-    for xp in ("//head/title", "//title", "//meta[@property='og:title']/@content"):
-        found = root.xpath(xp)
-        if found:
-            value = found[0] if isinstance(found[0], str) else "".join(found[0].itertext())
+def _title(facts: TreeFacts) -> str:
+    """The first of ``//head/title``, ``//title`` and ``og:title`` that holds text."""
+    for found in (facts.head_title, facts.title, facts.og_title):
+        if found is not None:
+            value = found if isinstance(found, str) else "".join(found.itertext())
             value = " ".join(value.split())
             if value:
                 return value
@@ -200,9 +201,10 @@ class Page:
     def _segmented(cls, root: etree._Element, url: str | None, limits: Limits) -> "Page":
         """The Page of one tree, its blocks and their features, with the reason the caps give."""
         declared = declared_language(root)
-        page = cls(root=root, url=url, site=site_key(url), title=_title(root),
+        facts = tree_facts(root)
+        page = cls(root=root, url=url, site=site_key(url), title=_title(facts),
                    language=declared or DEFAULT_LANGUAGE)
-        page.reason = limits.check_tree(root)
+        page.reason = limits.check_tree(root, elements=facts.elements)
         if page.reason and not page.reason.startswith(TOO_DEEP):
             log_reason(url, page.reason)
             return page

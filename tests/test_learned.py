@@ -222,6 +222,25 @@ def test_decide_keeps_headings_before_content_and_never_returns_nothing():
     assert nothing.sum() == 1
 
 
+def test_headings_are_kept_as_a_block_by_block_pass_keeps_them():
+    """``decide._kept`` finds the headings before kept blocks over the arrays at once: the
+    same keep as a pass block by block, headings in a row and every kind of block mixed."""
+    from scrapy_declutter.blocks import HEADING_TAGS
+    from scrapy_declutter.steps.learned.decide import _kept
+
+    page = Page.from_html("<html><body>" + "".join(
+        f"<h2>Heading {i}</h2><h3>Sub {i}</h3><p>Paragraph {i} of words.</p><li>item {i}</li>"
+        for i in range(40)) + "</body></html>")
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        p = rng.choice([0.05, 0.2, 0.3, 0.4, 0.6, 0.9], size=len(page.blocks))
+        want = p >= 0.5
+        for i in range(len(p) - 1):
+            if not want[i] and want[i + 1] and page.blocks[i].tag in HEADING_TAGS and p[i] >= 0.3:
+                want[i] = True
+        assert np.array_equal(_kept(page.blocks, p, 0.5, 0.3), want)
+
+
 def test_smoothing_pulls_a_lone_block_towards_its_neighbours():
     p = np.array([0.9, 0.9, 0.1, 0.9, 0.9])
     assert smooth(p, 0.0) is p

@@ -142,3 +142,23 @@ def test_repeats_left_out_of_real_pages_raise_their_f1(monkeypatch, folder, file
     _without(monkeypatch, "without_repeats")
     every = extract(html, url, extractor="learned")
     assert word_prf(kept.text, reference).f1 > word_prf(every.text, reference).f1 + 0.01
+
+
+@pytest.mark.parametrize("file_id", ["0082", "0540", "2860", "4297"])
+def test_a_blocks_xpath_names_its_tag_and_every_ancestor_tag(file_id):
+    """``without_noscript`` looks at the tag and ancestors of the kept blocks whose XPath
+    has ``noscript`` in it only, which holds if the XPath names them all."""
+    html = gzip.decompress((SAMPLE_DATA / "wcxb" / f"{file_id}.html.gz").read_bytes())
+    page = Page.from_html(html)
+    for b in page.blocks:
+        steps = {step.split("[")[0] for step in b.xpath.split("/") if step}
+        assert b.tag in steps and {a.tag for a in b.ancestors} <= steps
+
+
+def test_noscript_blocks_are_found_by_their_xpath():
+    page = _page("<p>" + PARAGRAPH + "</p><noscript><div><p>" + PARAGRAPH + " Copy.</p></div>"
+                 "</noscript><div class='noscript-note'><p>A note.</p></div>")
+    keep = np.ones(len(page.blocks), dtype=bool)
+    words = np.array([b.words for b in page.blocks], dtype=float)
+    got = leftout.without_noscript(page.blocks, keep, words)
+    assert [b.text for b, k in zip(page.blocks, got) if not k] == [PARAGRAPH + " Copy."]

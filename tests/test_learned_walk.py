@@ -312,5 +312,29 @@ def test_compiled_level_ids_and_subtree_spans_equal_the_references(file_id):
     assert all(np.array_equal(a, b) for a, b in zip(got, want))
 
 
+@pytest.mark.skipif(columns._compiled is None, reason="the compiled block columns were not built")
+@pytest.mark.parametrize("file_id", BUNDLED)
+def test_compiled_under_paths_equal_the_reference(file_id):
+    """``_columns.under_paths`` (prefixes compared where each XPath lies) against
+    ``columns.python_under_paths`` (``(xpath + "/").startswith``): the page's own
+    containers, and paths equal to a block's, one step above it, a sibling whose index
+    starts the same (``div[1]`` against ``div[10]``) and longer than any XPath."""
+    from scrapy_declutter.blocks import subtree_prefixes
+    from scrapy_declutter.steps.learned.pagetype import tree_scan
+
+    html, truth = wcxb_page(file_id)
+    page = Page.from_html(html, truth.get("url"))
+    blocks = page.blocks
+    paths = [p for found in features.container_paths(page, tree_scan(page)).values() for p in found]
+    some = [b.xpath for b in blocks[::7]]
+    tries = [paths, some, [x.rsplit("/", 1)[0] for x in some], [x + "1" for x in some],
+             [x[:-1] for x in some], ["/html/body" + "/div" * 400], []]
+    for found in tries:
+        prefixes = subtree_prefixes(found)
+        got = columns._compiled.under_paths(blocks, prefixes)
+        assert np.array_equal(got, columns.python_under_paths(blocks, prefixes))
+    assert columns._compiled.under_paths(blocks, subtree_prefixes(some)).sum() >= len(some)
+
+
 def test_the_in_comment_column_the_step_reads_is_named_so():
     assert features.feature_names()[features.IN_COMMENT] == "in_comment"

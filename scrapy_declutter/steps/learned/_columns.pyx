@@ -218,3 +218,33 @@ cdef object _atomic(object t):
             return t
     PyObject_GC_UnTrack(<void*>t)
     return t
+
+
+def under_paths(list blocks, tuple prefixes):
+    """``columns.python_under_paths``: ``(xpath + "/").startswith(prefixes)`` of each block,
+    as float64, compared where the XPath lies: a prefix no longer than the XPath is a
+    ``startswith``, one a character longer must be the XPath and a ``/``."""
+    cdef Py_ssize_t n = len(blocks), i, k, m, length, n_prefixes = len(prefixes)
+    cdef object cls = type(blocks[0]) if n else None
+    cdef Py_ssize_t at = slot_offset(cls, "xpath") if n else -1
+    cdef str xpath, p
+    out = np.zeros(n, dtype=np.float64)
+    cdef double[::1] o = out
+    for k in range(n_prefixes):
+        if type(prefixes[k]) is not str:
+            raise TypeError("the prefixes must be strings")
+    for i in range(n):
+        b = blocks[i]
+        xpath = field_of(b, at if type(b) is cls else -1, "xpath")
+        m = len(xpath)
+        for k in range(n_prefixes):
+            p = <str>prefixes[k]
+            length = len(p)
+            if length <= m:
+                if xpath.startswith(p):
+                    o[i] = 1.0
+                    break
+            elif length == m + 1 and p[m] == "/" and p.startswith(xpath):
+                o[i] = 1.0
+                break
+    return out

@@ -30,6 +30,15 @@ as the largest float32 not above it, which a float32 value exceeds exactly
 when it exceeds the float64 threshold (the next float32 up is above the
 threshold, so "above the stored one" is "at least the next one"). A page
 whose rows hold a NaN is left to ``leaf_values``.
+
+Float64 rows (the page-type vector, one row through a thousand shallow trees)
+take ``leaf_values_f64``: the same complete layout with each node's feature
+and float64 threshold side by side (16 bytes), compared as they are. What
+that walk waits on is memory, not arithmetic: the trees are read once per
+page, after the page's parse has pushed them out of the caches, and a node
+whose feature, threshold, children and missing-value flag sit in four
+arrays costs up to four cache lines, where the complete layout's node is
+one load, its first levels share a line and its children are computed.
 """
 
 DEF LANES = 16
@@ -42,6 +51,11 @@ ctypedef fused real:
 cdef struct Node:
     int feature
     float threshold
+
+
+cdef struct Node64:
+    long long feature
+    double threshold
 
 
 def leaf_values(const real[:, ::1] X, const int[::1] feature, const double[::1] threshold,
@@ -73,6 +87,26 @@ def leaf_values(const real[:, ::1] X, const int[::1] feature, const double[::1] 
                     out[start + k, t] = value[nodes[k]]
 
 
+cdef int _check_complete(Py_ssize_t t_count, int depth, Py_ssize_t inner, Py_ssize_t n_values,
+                         Py_ssize_t values_width, Py_ssize_t node_words) except -1:
+    """Refuse node arrays that are not ``t_count`` trees laid out complete to ``depth``
+    (``inner`` nodes of two words each, ``inner + 1`` leaf values a tree)."""
+    if t_count and (depth < 1 or inner != (1 << depth) - 1 or values_width != inner + 1
+                    or n_values != t_count or node_words != 2):
+        raise ValueError("the nodes are not complete trees of the depth given")
+    return 0
+
+
+cdef bint _any_nan(const real* values, Py_ssize_t count) noexcept nogil:
+    """Whether one of the ``count`` values is a NaN (a row the complete walks leave to
+    the general one)."""
+    cdef Py_ssize_t i
+    for i in range(count):
+        if values[i] != values[i]:
+            return True
+    return False
+
+
 def leaf_values_f32(const float[:, ::1] X, const int[:, :, ::1] nodes,
                     const double[:, ::1] values, int depth, double[:, ::1] out):
     """``leaf_values`` for float32 rows without a missing value, over trees laid out
@@ -90,14 +124,9 @@ def leaf_values_f32(const float[:, ::1] X, const int[:, :, ::1] nodes,
     cdef const double* leaf
     cdef const float* base = &X[0, 0] if n and width_x else NULL
     cdef bint nan = False
-    if t_count and (depth < 1 or inner != (1 << depth) - 1 or values.shape[1] != inner + 1
-                    or values.shape[0] != t_count or nodes.shape[2] != 2):
-        raise ValueError("the nodes are not complete trees of the depth given")
+    _check_complete(t_count, depth, inner, values.shape[0], values.shape[1], nodes.shape[2])
     with nogil:
-        for i in range(n * width_x):
-            if base[i] != base[i]:
-                nan = True
-                break
+        nan = _any_nan(base, n * width_x)
         if not nan:
             # A group of rows at a time through every tree: its rows stay in the
             # first-level cache while the trees stream by.
@@ -123,4 +152,43 @@ def leaf_values_f32(const float[:, ::1] X, const int[:, :, ::1] nodes,
                     leaf = &values[t, 0] - inner
                     for k in range(width):
                         out[start + k, t] = leaf[at[k]]
+    return not nan
+
+
+def leaf_values_f64(const double[:, ::1] X, const long long[:, :, ::1] nodes,
+                    const double[:, ::1] values, int depth, double[:, ::1] out):
+    """``leaf_values_f32`` for float64 rows, over trees laid out complete as
+    ``trees._CArrays.perfect64`` lays them out (trees x ``2**depth - 1`` nodes of two
+    64-bit words: the feature, the float64 threshold's bits, +inf under a leaf), the
+    thresholds compared as they are. A row at a time through every tree: the rows
+    that take it are few (one page vector). False, with ``out`` untouched, when a row
+    holds a NaN."""
+    cdef Py_ssize_t n = X.shape[0], width_x = X.shape[1], t_count = nodes.shape[0]
+    cdef Py_ssize_t inner = nodes.shape[1], i, start, k, width
+    cdef int level
+    cdef Py_ssize_t at[LANES]
+    cdef const Node64* trees[LANES]
+    cdef const double* row
+    cdef const Node64* node
+    cdef const double* base = &X[0, 0] if n and width_x else NULL
+    cdef bint nan = False
+    _check_complete(t_count, depth, inner, values.shape[0], values.shape[1], nodes.shape[2])
+    with nogil:
+        nan = _any_nan(base, n * width_x)
+        if not nan:
+            for i in range(n):
+                row = base + i * width_x
+                # Sixteen trees abreast: their walks are independent chains of loads, so
+                # the processor waits for their nodes' cache lines together, not in turn.
+                for start in range(0, t_count, LANES):
+                    width = min(LANES, t_count - start)
+                    for k in range(width):
+                        trees[k] = <const Node64*>&nodes[start + k, 0, 0]
+                        at[k] = 0
+                    for level in range(depth):
+                        for k in range(width):
+                            node = trees[k] + at[k]
+                            at[k] = 2 * at[k] + 1 + (row[node.feature] > node.threshold)
+                    for k in range(width):
+                        out[i, start + k] = values[start + k, at[k] - inner]
     return not nan

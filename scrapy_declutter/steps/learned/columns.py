@@ -88,6 +88,22 @@ def set_labels(blocks: Sequence[Block], labels: Sequence[str], scores: Sequence[
                          scores if isinstance(scores, list) else list(scores), step, Block)
 
 
+def under_paths(blocks: Sequence[Block], prefixes: tuple[str, ...]) -> np.ndarray:
+    """1.0 for each block whose XPath is one of some elements' or runs below one, 0.0 for
+    the others: ``(block.xpath + "/").startswith(prefixes)``, with ``prefixes`` from
+    ``blocks.subtree_prefixes``. One C loop over the blocks' XPaths, at their slots and
+    without a string made per block, where the package was built with a compiler (and
+    outside ``segment.reference_walk()``), else ``python_under_paths``."""
+    if _compiled is None or in_reference_walk() or not isinstance(blocks, list):
+        return python_under_paths(blocks, prefixes)
+    return _compiled.under_paths(blocks, prefixes)
+
+
+def python_under_paths(blocks: Sequence[Block], prefixes: tuple[str, ...]) -> np.ndarray:
+    """``under_paths`` in Python: the reference of the compiled loop."""
+    return np.array([(b.xpath + "/").startswith(prefixes) for b in blocks], dtype=np.float64)
+
+
 def level_ids(ancestry: Sequence[Sequence[object]], levels: tuple[int, ...]) -> np.ndarray:
     """(levels × blocks) ``id`` of each block's ancestor that many levels up (0: none):
     the keys ``region.subtree_sums`` groups blocks by. One C loop where the package was

@@ -25,6 +25,7 @@ probabilities into labels:
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Sequence
 
 import numpy as np
@@ -72,6 +73,8 @@ SMALL_PAGE = 10
 ADAPT = 0.75
 #: Iterations of the two-means split at most (it settles in a few).
 TWO_MEANS_ROUNDS = 20
+#: Reads a block's word count (``map`` over the blocks, no generator step each).
+_WORDS = attrgetter("words")
 
 
 def smooth(probs: np.ndarray, weight: float) -> np.ndarray:
@@ -114,7 +117,7 @@ def decide(
     n = len(blocks)
     if n == 0:
         return np.zeros(0, dtype=bool)
-    words = np.fromiter((b.words for b in blocks), dtype=float, count=n)
+    words = np.fromiter(map(_WORDS, blocks), dtype=float, count=n)
     if words.sum() < SMALL_PAGE:
         return np.ones(n, dtype=bool)
     p = smooth(np.asarray(probs, dtype=float), smoothing)
@@ -204,11 +207,14 @@ def fill_cut(words: np.ndarray, probs: np.ndarray) -> float:
 def _kept(blocks: Sequence[Block], p: np.ndarray, threshold: float,
           heading_floor: float) -> np.ndarray:
     """Blocks at or above the cut, headings just before them, and never none."""
-    n = len(blocks)
     keep = p >= threshold
     if heading_floor < threshold:
-        for i in range(n - 1):
-            if not keep[i] and keep[i + 1] and blocks[i].tag in HEADING_TAGS and p[i] >= heading_floor:
+        # Each heading is judged by the cut's own keep of itself and of the block after it
+        # (setting one never changes what the next is judged by), so the candidates are
+        # found over the arrays at once and only their tags read.
+        near = np.flatnonzero(~keep[:-1] & keep[1:] & (p[:-1] >= heading_floor))
+        for i in near.tolist():
+            if blocks[i].tag in HEADING_TAGS:
                 keep[i] = True
     if not keep.any():
         keep[int(np.argmax(p))] = True

@@ -41,7 +41,7 @@ from lxml import etree
 
 from ...blocks import Ancestor, name_tokens, subtree_prefixes
 from ...segment import in_reference_walk
-from .columns import block_columns
+from .columns import block_columns, under_paths
 from .comments import COMMENT_WORDS, PAGE_TAGS, name_comments
 from .pagetype import PAGE_TYPES, TreeScan
 from .region import REGION_NAMES, prose_words, region_columns, subtree_sums
@@ -314,10 +314,8 @@ def page_features(
     col.update(zip(CHAIN_FIELDS[1:], chains[:, 1:].T))
     col["depth"] = gathered.depth
     cont = np.zeros((n, len(CONTENT_CONTAINERS)))
-    if present:
-        probes = [b.xpath + "/" for b in blocks]
-        for k, prefixes in present:
-            cont[:, k] = [p.startswith(prefixes) for p in probes]
+    for k, prefixes in present:
+        cont[:, k] = under_paths(blocks, prefixes)
     tag_onehot = np.zeros((n, len(TAG_GROUPS) + 1))  # the last column: no group
     tag_onehot[np.arange(n), gathered.group] = 1.0
     tag_onehot = tag_onehot[:, :-1]

@@ -54,10 +54,11 @@ def left_out(blocks: Sequence[Block], keep: np.ndarray, words: np.ndarray,
     keep = without_noscript(blocks, keep, words)
     if page_type == "product":
         keep = without_reviews(blocks, keep)
-    keep = without_copies(blocks, keep)
+    folded: dict[int, str] = {}  # the kept texts case folded, for both rules of copies
+    keep = without_copies(blocks, keep, folded)
     keep = without_form_controls(blocks, keep)
     if page_type and page_type not in REPEATS_KEPT_ON:
-        keep = without_repeats(blocks, keep)
+        keep = without_repeats(blocks, keep, folded)
     return keep
 
 
@@ -90,9 +91,11 @@ def without_noscript(blocks: Sequence[Block], keep: np.ndarray, words: np.ndarra
     the six sets it changed 15 pages, every one up (WCXB-dev precision
     +0.0006, L3S-GN1 +0.0004, Readability +0.0003, sites-dev +0.0005).
     """
-    # ``in`` over the tags, not a generator: a kept block's whole chain is looked at.
-    inside = _kept_where(blocks, keep, lambda b: b.tag == "noscript" or "noscript" in map(
-        _TAG, b.ancestors))
+    # A block under a <noscript> has it as a step of its XPath, which names every element
+    # from the root down (its ancestor records are the nearest of them): one substring
+    # search per kept block finds the few whose tag and chain are worth looking at.
+    inside = _kept_where(blocks, keep, lambda b: "noscript" in b.xpath and (
+        b.tag == "noscript" or "noscript" in map(_TAG, b.ancestors)))
     if inside.any() and words[keep & ~inside].sum() >= words[inside].sum():
         return keep & ~inside
     return keep
@@ -126,7 +129,8 @@ def names_reviews(ident: str, classes: tuple[str, ...]) -> bool:
                for name in (ident, *classes) for t in name_tokens(name))
 
 
-def without_copies(blocks: Sequence[Block], keep: np.ndarray) -> np.ndarray:
+def without_copies(blocks: Sequence[Block], keep: np.ndarray,
+                   folded: dict[int, str] | None = None) -> np.ndarray:
     """``keep`` with one of each responsive copy: the same text kept twice where one copy
     sits in an element named for a kind of screen (``mobileText``, ``desktop``, ``hide``).
 
@@ -145,7 +149,7 @@ def without_copies(blocks: Sequence[Block], keep: np.ndarray) -> np.ndarray:
     product +0.006), no other set moved; any duplicate left out, without
     the name, took Readability F1 0.933 -> 0.898.
     """
-    pairs = _later_copies(blocks, keep)
+    pairs = _later_copies(blocks, keep, folded)
     if not pairs:
         return keep
     keep = keep.copy()
@@ -163,8 +167,17 @@ def _screen_named(a: tuple[Ancestor, ...], b: tuple[Ancestor, ...]) -> tuple[boo
     n = 0
     while n < min(len(a), len(b)) and a[n] == b[n]:
         n += 1
-    return (any(class_tokens(x.id, x.classes) & VIEWPORT_WORDS for x in a[n:]),
-            any(class_tokens(x.id, x.classes) & VIEWPORT_WORDS for x in b[n:]))
+    return (any(names_screen(x.id, x.classes) for x in a[n:]),
+            any(names_screen(x.id, x.classes) for x in b[n:]))
+
+
+@lru_cache(maxsize=8192)
+def names_screen(ident: str, classes: tuple[str, ...]) -> bool:
+    """Whether an id or one of the classes names a kind of screen or hiding
+    (``VIEWPORT_WORDS``). Remembered, as ``names_reviews``: the copies of a page share
+    their boxes, and pages share their themes' names, while tokenising them was most of
+    what finding the copies cost."""
+    return bool(class_tokens(ident, classes) & VIEWPORT_WORDS)
 
 
 def without_form_controls(blocks: Sequence[Block], keep: np.ndarray) -> np.ndarray:
@@ -180,7 +193,8 @@ def without_form_controls(blocks: Sequence[Block], keep: np.ndarray) -> np.ndarr
     return _unless_all(keep, _kept_where(blocks, keep, lambda b: b.tag in FORM_CONTROL_TAGS))
 
 
-def without_repeats(blocks: Sequence[Block], keep: np.ndarray) -> np.ndarray:
+def without_repeats(blocks: Sequence[Block], keep: np.ndarray,
+                    folded: dict[int, str] | None = None) -> np.ndarray:
     """``keep`` without the kept blocks whose text (case folded) a kept block before them
     already holds: the first copy stays.
 
@@ -200,7 +214,7 @@ def without_repeats(blocks: Sequence[Block], keep: np.ndarray) -> np.ndarray:
     0.865 -> 0.873, F1 0.866 -> 0.869 (product 0.592 -> 0.600, collection
     +0.007, listing +0.006, forum +0.007); no other set moved by 0.0005.
     """
-    later = [i for _, i in _later_copies(blocks, keep) if blocks[i].words]
+    later = [i for _, i in _later_copies(blocks, keep, folded) if blocks[i].words]
     if not later:
         return keep
     keep = keep.copy()
@@ -208,13 +222,27 @@ def without_repeats(blocks: Sequence[Block], keep: np.ndarray) -> np.ndarray:
     return keep
 
 
-def _later_copies(blocks: Sequence[Block], keep: np.ndarray) -> list[tuple[int, int]]:
+def _later_copies(blocks: Sequence[Block], keep: np.ndarray,
+                  folded: dict[int, str] | None = None) -> list[tuple[int, int]]:
     """(first, later) indices of the kept blocks whose case-folded text the first kept
-    block with that text already holds, in page order."""
+    block with that text already holds, in page order.
+
+    ``folded`` keeps each block's case-folded text by index for the next call on the
+    page (``left_out`` asks for the copies twice, the second time among fewer kept
+    blocks): folding a page's kept text was most of this function.
+    """
+    if folded is None:
+        folded = {}
+    rows = np.flatnonzero(keep).tolist()
+    new = [i for i in rows if i not in folded]
+    folded.update(zip(new, [blocks[i].text.lower() for i in new]))
+    texts = list(map(folded.__getitem__, rows))
+    if len(set(texts)) == len(texts):  # most pages keep no text twice: one set says so
+        return []
     first: dict[str, int] = {}
     pairs = []
-    for i in np.flatnonzero(keep).tolist():
-        j = first.setdefault(blocks[i].text.lower(), i)
+    for i, low in zip(rows, texts):
+        j = first.setdefault(low, i)
         if j != i:
             pairs.append((j, i))
     return pairs

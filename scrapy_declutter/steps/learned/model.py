@@ -121,19 +121,20 @@ def softmax_probabilities(ensembles: tuple[TreeEnsemble, ...], vector: np.ndarra
     The classes' trees walk as one ensemble (``trees.joined``, built once per
     tuple of ensembles): one pass of array operations instead of one per class.
     """
-    both, ends = _joined(ensembles)
+    both, ends, bases = _joined(ensembles)
     values = both.leaf_values(np.asarray(vector, dtype=np.float64)[None, :])[0]
     sums = np.add.reduceat(values, ends[:-1]) if len(values) else np.zeros(len(ensembles))
-    scores = sums + np.array([t.base for t in ensembles])
+    scores = sums + bases
     scores = np.exp(scores - scores.max())
     return scores / scores.sum()
 
 
 @lru_cache(maxsize=16)
-def _joined(ensembles: tuple[TreeEnsemble, ...]) -> tuple[TreeEnsemble, np.ndarray]:
-    """The ensembles as one, and where each one's trees start (then the total)."""
+def _joined(ensembles: tuple[TreeEnsemble, ...]) -> tuple[TreeEnsemble, np.ndarray, np.ndarray]:
+    """The ensembles as one, where each one's trees start (then the total), and their
+    base scores."""
     starts = np.cumsum([0] + [t.n_trees for t in ensembles])
-    return joined(ensembles), starts
+    return joined(ensembles), starts, np.array([t.base for t in ensembles])
 
 
 def load_model(path: str | Path | None = None) -> BlockModel:

@@ -75,7 +75,8 @@ class TreeEnsemble:
         c = self._c_arrays
         # The compiled walk reads float32 rows (what ``features`` makes) as they are and
         # anything else as float64, as NumPy does; splits on negative features (only
-        # NumPy's wrap-around reads those) go to NumPy.
+        # NumPy's wrap-around reads those) go to NumPy. Rows without a NaN walk the trees
+        # laid out complete (float32: ``perfect``; float64, the page-type vector: ``_perfect64``).
         if _compiled is None or c.min_feature < 0:
             return self.numpy_leaf_values(X)
         X = np.ascontiguousarray(X, dtype=np.float32 if X.dtype == np.float32 else np.float64)
@@ -83,9 +84,12 @@ class TreeEnsemble:
             raise ModelError(f"the trees read feature {c.max_feature}; rows have shape {X.shape}")
         out = np.empty((len(X), self.n_trees))
         depth = max(self.depth, 1)
-        if (X.dtype == np.float32 and c.perfect is not None
-                and _compiled.leaf_values_f32(X, c.perfect, c.perfect_value, depth, out)):
-            return out
+        if c.perfect is not None:
+            if X.dtype == np.float32:
+                if _compiled.leaf_values_f32(X, c.perfect, c.perfect_value, depth, out):
+                    return out
+            elif _compiled.leaf_values_f64(X, self._perfect64, c.perfect_value, depth, out):
+                return out
         _compiled.leaf_values(X, c.feature, c.threshold, c.children, c.missing_right,
                               c.value, c.roots, depth, out)
         return out
@@ -127,6 +131,20 @@ class TreeEnsemble:
     @cached_property
     def _c_arrays(self) -> "_CArrays":
         return _CArrays.of(self)
+
+    @cached_property
+    def _perfect64(self) -> np.ndarray:
+        """The trees laid out as ``_CArrays.perfect`` for float64 rows (``_trees.leaf_values_f64``):
+        (trees x ``2**depth - 1`` x 2) int64, the feature (0 under a leaf) and the bits of the
+        float64 threshold (+inf under a leaf: always left). Made on the first float64 rows:
+        only the page-type ensemble gets them."""
+        inner, _ = _complete_slots(self)
+        is_split = _is_split(self)
+        perfect = np.empty((*inner.shape, 2), dtype=np.int64)
+        perfect[..., 0] = np.where(is_split, self.feature, 0)[inner]
+        threshold = np.where(is_split, np.asarray(self.threshold, dtype=np.float64), np.inf)
+        perfect[..., 1] = threshold.view(np.int64)[inner]
+        return perfect
 
     def probabilities(self, X: np.ndarray) -> np.ndarray:
         """P(content) of each row."""
@@ -186,8 +204,7 @@ class _CArrays(NamedTuple):
         def index(a: np.ndarray) -> np.ndarray:
             return np.ascontiguousarray(a, dtype=np.int32)
 
-        nodes = np.arange(len(t.feature))
-        is_split = (t.left != nodes) | (t.right != nodes)
+        is_split = _is_split(t)
         split = t.feature[is_split]
         children = np.empty(2 * len(t.left), dtype=np.int32)
         children[0::2], children[1::2] = t.left, t.right
@@ -200,14 +217,7 @@ class _CArrays(NamedTuple):
         perfect = perfect_value = None
         depth = max(t.depth, 1)
         if depth <= MAX_PERFECT_DEPTH:
-            # Level by level, the node each slot holds: a leaf's children are itself, so
-            # under a leaf every slot holds it (and its +inf threshold sends rows left).
-            at = np.asarray(t.roots, dtype=np.intp)[:, None]
-            slots = []
-            for _ in range(depth):
-                slots.append(at)
-                at = np.stack([t.left[at], t.right[at]], axis=-1).reshape(len(at), -1)
-            inner = np.concatenate(slots, axis=1)
+            inner, at = _complete_slots(t)
             perfect = np.empty((*inner.shape, 2), dtype=np.int32)
             perfect[..., 0] = np.where(is_split, t.feature, 0)[inner]
             perfect[..., 1] = np.where(is_split, below, np.float32(np.inf)).view(np.int32)[inner]
@@ -219,6 +229,25 @@ class _CArrays(NamedTuple):
             int(split.min()) if len(split) else 0, int(split.max()) if len(split) else -1,
             perfect, perfect_value,
         )
+
+
+def _is_split(t: TreeEnsemble) -> np.ndarray:
+    """Which nodes split (a leaf's children are itself)."""
+    nodes = np.arange(len(t.feature))
+    return (t.left != nodes) | (t.right != nodes)
+
+
+def _complete_slots(t: TreeEnsemble) -> tuple[np.ndarray, np.ndarray]:
+    """The node each slot of the trees laid out complete to their depth holds: (trees x
+    ``2**depth - 1``) inner slots, node ``k``'s children at ``2k + 1`` and ``2k + 2``, and
+    (trees x ``2**depth``) bottom slots. Level by level: a leaf's children are itself, so
+    under a leaf every slot holds it (and its +inf threshold sends rows left)."""
+    at = np.asarray(t.roots, dtype=np.intp)[:, None]
+    slots = []
+    for _ in range(max(t.depth, 1)):
+        slots.append(at)
+        at = np.stack([t.left[at], t.right[at]], axis=-1).reshape(len(at), -1)
+    return np.concatenate(slots, axis=1), at
 
 
 def joined(ensembles: tuple[TreeEnsemble, ...]) -> TreeEnsemble:
