@@ -57,7 +57,7 @@ FLUSH_EVERY = 16
 #: for writing and dropped past it). A site of a few hundred pages takes 1-3 MB, one of
 #: 3 pages 1 MB (0.75 MB resident). Half of 256 MB reloaded more sites in a broad crawl
 #: at no CPU cost that showed, for 100 MB less (docs/results.md, "Broad crawls").
-MAX_CACHE_BYTES = 128 * 1024 * 1024
+MAX_CACHE_BYTES = 64 * 1024 * 1024
 #: Seconds before an unreachable store is tried again.
 RETRY_AFTER = 10.0
 
