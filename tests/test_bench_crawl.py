@@ -46,6 +46,10 @@ def test_bench_crawl_crawls_every_page_in_every_mode(server, capsys):
     rows = dict(re.findall(r"^(off|on|on-proc1) +(\d+) ", out, re.M))
     assert rows == {"off": "3", "on": "3", "on-proc1": "3"}  # 4 pages, the first starts the clock
     assert re.search(r"^  on: RSS MB at pages 0:\d+", out, re.M)
+    # Measured when the spider closed, before the plugin's close: never above the crawl's peak.
+    closing = re.search(r"^  on: when the spider closed: RSS (\d+) MB, peak so far (\d+) MB; "
+                        r"peak after its close (\d+) MB$", out, re.M)
+    assert closing and int(closing[1]) <= int(closing[2]) <= int(closing[3])
     # The worker's memory is there; with it at start, in the samples: "0:110+100".
     assert re.search(r"^  on-proc1: RSS MB at pages 0:\d+\+\d+", out, re.M)
     row = r" +3 +[\d.]+ +[\d.]+ +([\d.]+) +([\d.]+) +\d+ +(\d+) +[\d.]+ +\d+$"  # ... GC
@@ -65,3 +69,8 @@ def test_report_gives_the_cost_of_the_first_and_last_block_of_pages():
     text = broad_report({"off": [run], "on": [run]}, sample_every=10)
     assert "first 10 pages 10.0, last 30.0" in text
     assert re.search(r"^on +31 +31.0 +1.00 +19.4 +19.4 +120 +0 +2.0 +3$", text, re.M)
+    assert "when the spider closed" not in text  # figures from before it was measured
+    run["before_close"] = {"pages": 31, "rss_mb": 101.0, "max_rss_mb": 110.0}
+    text = broad_report({"on": [run]}, sample_every=10)
+    assert ("  on: when the spider closed: RSS 101 MB, peak so far 110 MB; peak after its "
+            "close 120 MB") in text

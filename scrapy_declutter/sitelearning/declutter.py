@@ -55,9 +55,11 @@ logger = logging.getLogger(__name__)
 FLUSH_EVERY = 16
 #: Estimated bytes of site models kept in memory (least recently used sites are queued
 #: for writing and dropped past it). A site of a few hundred pages takes 1-3 MB, one of
-#: 3 pages 1 MB (0.75 MB resident). Half of 256 MB reloaded more sites in a broad crawl
-#: at no CPU cost that showed, for 100 MB less (docs/results.md, "Broad crawls").
-MAX_CACHE_BYTES = 128 * 1024 * 1024
+#: 3 pages 0.6 MB (~10% above what dropping it frees). 256 MB, then 128 MB, reloaded more
+#: sites as they halved at no CPU cost that showed; 64 MB keeps a 10,000-site crawl
+#: under 1 GB resident (~60 MB less than 128 MB) and ~110 small sites in memory, enough
+#: for the sites a crawl has in flight at once (docs/site-learning.md).
+MAX_CACHE_BYTES = 64 * 1024 * 1024
 #: Seconds before an unreachable store is tried again.
 RETRY_AFTER = 10.0
 

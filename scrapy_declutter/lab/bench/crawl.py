@@ -361,6 +361,11 @@ def broad_report(results: dict[str, list[dict[str, Any]]], sample_every: int = 1
         cost = (f"; CPU ms/page first {sample_every} pages {blocks[0]:.1f}, last {blocks[1]:.1f}"
                 if blocks else "")
         lines.append(f"  {mode}: RSS MB at pages {rss}{cost}")
+        closing = runs[-1].get("before_close")
+        if closing:
+            lines.append(f"  {mode}: when the spider closed: RSS {closing['rss_mb']:.0f} MB, peak so "
+                         f"far {closing['max_rss_mb']:.0f} MB; peak after its close "
+                         f"{runs[-1]['max_rss_mb']:.0f} MB")
     return "\n".join(lines)
 
 

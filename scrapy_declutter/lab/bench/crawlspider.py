@@ -84,6 +84,12 @@ def children_rss_mb() -> float:
     return total
 
 
+def _max_rss_mb() -> float:
+    """This process's peak resident memory so far, in MB."""
+    # ru_maxrss is in KiB (Linux); MB here are 10^6 bytes, as rss_mb gives them.
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e6
+
+
 class GCTimer:
     """A ``gc.callbacks`` entry: CPU seconds in collections, and how many were full ones."""
 
@@ -113,9 +119,12 @@ class BenchSpider(scrapy.Spider):
         spider = super().from_crawler(crawler, *args, **kwargs)
         crawler.signals.connect(spider.response_received, signal=signals.response_received)
         crawler.signals.connect(spider.engine_stopped, signal=signals.engine_stopped)
+        # Connected before the plugin's components exist, so it runs before their close.
+        crawler.signals.connect(spider.closing, signal=signals.spider_closed)
         spider.pages = 0
         spider.start_cpu = spider.start_wall = None
         spider.samples = []
+        spider.before_close: dict[str, float] = {}
         spider.gc = GCTimer()
         gc.callbacks.append(spider.gc)
         return spider
@@ -148,6 +157,12 @@ class BenchSpider(scrapy.Spider):
                              "wall": time.perf_counter(), "rss_mb": rss_mb(),
                              "children_rss_mb": children_rss_mb()})
 
+    def closing(self, spider: Any) -> None:
+        """spider_closed: memory before the components close (the plugin's close writes
+        what its sites learned, and a peak set there is the close's)."""
+        self.before_close = {"pages": self.pages, "rss_mb": rss_mb(),
+                             "max_rss_mb": _max_rss_mb()}
+
     def engine_stopped(self) -> None:
         self._sample()
         first, last = self.samples[0], self.samples[-1]
@@ -155,8 +170,8 @@ class BenchSpider(scrapy.Spider):
             "pages": self.pages,
             "wall": last["wall"] - first["wall"],
             "cpu": last["cpu"] - first["cpu"],
-            # ru_maxrss is in KiB (Linux); MB here are 10^6 bytes, as rss_mb gives them.
-            "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e6,
+            "max_rss_mb": _max_rss_mb(),
+            "before_close": self.before_close,
             # The worker processes' peak (the largest), which they report at close.
             "children_max_rss_mb": self.crawler.stats.get_value("declutter/workers/max_rss_mb", 0),
             "main_cpu": time.process_time() - self.main_cpu,
