@@ -34,19 +34,32 @@ from lxml import etree
 from .blocks import Ancestor, Block
 from .structure import COUNTED_TAGS, PLAIN, STRUCTURE_TAGS, Structure, StructureTracker, is_permalink
 
-#: Tags whose content a browser lays out as a box of its own.
+#: Tags whose content a browser lays out as a box of its own, and ``noscript``.
+#:
+#: A crawler runs no scripts, so it sees what a browser with scripts off
+#: shows: ``<noscript>``'s fallback, which stands in for a scripted part of
+#: the page (a notice that JavaScript is off, a tracking pixel, a copy of
+#: the article), never words of the text around it. So it is a box of its
+#: own here: text written straight into it (often escaped markup, as a
+#: browser that ran scripts saves it: ``<div class="mainBox"><noscript>
+#: &lt;div class="alertBox"&gt;...``) is a block with tag ``noscript``,
+#: which the learned step's ``without_noscript`` sees, where it used to be
+#: words of the enclosing ``div``'s block, which that rule could not tell
+#: apart (Readability's yahoo-4 page kept it: precision 0.14). One cost: a
+#: ``<noscript>`` inside a line of text (an image's fallback between "4.6"
+#: and "3308 reviews") splits it, as an image in a box would.
 BLOCK_TAGS = frozenset(
     """
     address article aside blockquote body caption center col colgroup dd details
     dialog dir div dl dt fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6
-    header hgroup hr html legend li main menu nav ol optgroup option p pre section
-    select summary table tbody td textarea tfoot th thead title tr ul
+    header hgroup hr html legend li main menu nav noscript ol optgroup option p pre
+    section select summary table tbody td textarea tfoot th thead title tr ul
     """.split()
 )
 #: Tags whose content is never visible text (``noframes``/``noembed`` hold raw
-#: markup that lxml keeps as text). ``noscript`` is not one of them: a crawler
-#: runs no scripts, so it sees what a browser with scripts off shows, and some
-#: sites (Discourse, Flarum forums) put their whole content there.
+#: markup that lxml keeps as text). ``noscript`` is not one of them: what a
+#: browser with scripts off shows is what a crawler sees, and some sites
+#: (Discourse, Flarum forums) put their whole content there.
 SKIP_TAGS = frozenset(
     "script style template svg iframe head object embed math noframes noembed".split()
 )

@@ -12,7 +12,9 @@ import pytest
 from scrapy_declutter import extract
 from scrapy_declutter.blocks import class_tokens
 from scrapy_declutter.lab.metric import word_prf
+from scrapy_declutter.lab.walks import block_difference
 from scrapy_declutter.page import Page
+from scrapy_declutter.segment import reference_walk
 from scrapy_declutter.steps.learned import decide as decide_module
 from scrapy_declutter.steps.learned import leftout
 from scrapy_declutter.steps.learned import step as step_module
@@ -71,6 +73,34 @@ def test_responsive_copies_of_a_real_page_are_left_out(monkeypatch):
                    for a in block.ancestors + twin[0].ancestors)
     before, after = word_prf(both.text, reference), word_prf(kept.text, reference)
     assert before.precision < 0.6 and after.precision > 0.85 and after.f1 > before.f1 + 0.2
+
+
+def test_text_written_in_noscript_is_a_block_the_noscript_rule_leaves_out():
+    """Readability's headlines.yahoo.co.jp page (``sample_data/noscript``): its "JavaScript is
+    off" notice is escaped markup written straight into ``<noscript>`` in ``div.mainBox``.
+    It was words of the ``div``'s block, which ``without_noscript`` could not tell apart."""
+    html, url, reference = _sample("noscript", "0115")
+    compiled = Page.from_html(html, url)
+    with reference_walk():
+        python = Page.from_html(html, url)
+    assert block_difference(compiled.blocks, python.blocks) == ""
+    for page in (compiled, python):
+        notice = [b for b in page.blocks if "JavaScriptが無効" in b.text]
+        assert len(notice) == 1 and notice[0].tag == "noscript"
+        assert notice[0].text.startswith('<div class="alertBox">')
+        assert notice[0].xpath.endswith("/div[1]/noscript")
+        assert notice[0].ancestors[-2].classes == ("mainBox",)
+    blocks = compiled.blocks
+    article = np.array([len(b.text) > 20 and b.text in reference for b in blocks])
+    assert article.sum() >= 8
+    keep = article.copy()
+    keep[notice[0].index] = True
+    words = np.array([b.words for b in blocks], dtype=float)
+    assert (leftout.without_noscript(blocks, keep, words) == article).all()
+    # The whole extractor: the notice is not in the text, the article is.
+    text = extract(html, url).text
+    assert "JavaScriptが無効" not in text and "alertBox" not in text
+    assert word_prf(text, reference).recall > 0.9
 
 
 def test_form_controls_are_left_out_unless_they_are_all_the_page_keeps():
