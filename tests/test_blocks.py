@@ -58,6 +58,15 @@ def test_text_written_in_noscript_is_a_block_of_its_own():
     assert page.blocks[0].xpath == "/html/body/div/noscript"
 
 
+def test_a_noscript_without_text_stays_inline():
+    # A lazy loader's fallback image: the line and its images stay one block.
+    html = ("<body><p>Rated 4.6 <img data-src=star.png><noscript><style>.lazy{}</style>"
+            "<img src=star.png><!-- pixel --> </noscript> by 3308 readers</p></body>")
+    [block] = Page.from_html(html).blocks
+    assert (block.tag, block.text) == ("p", "Rated 4.6 by 3308 readers")
+    assert block.images == (("", "star.png"), ("", "star.png"))
+
+
 def test_head_and_comments_never_produce_text():
     html = "<html><head><title>T</title><meta name=x></head><body><p>a<!-- secret -->b</p><!-- gone --></body></html>"
     page = Page.from_html(html)
