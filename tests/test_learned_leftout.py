@@ -103,6 +103,31 @@ def test_text_written_in_noscript_is_a_block_the_noscript_rule_leaves_out():
     assert word_prf(text, reference).recall > 0.9
 
 
+def test_escaped_markup_in_noscript_goes_however_few_words_the_page_has_outside():
+    """The same page's tracking pixels: escaped ``<img>`` tags in a dozen ``<noscript>`` boxes.
+    Kept with the article, they hold more whitespace words than its unspaced Japanese
+    prose, so the word rule keeps every noscript block; their markup sends them out."""
+    html, url, reference = _sample("noscript", "0115")
+    blocks = Page.from_html(html, url).blocks
+    article = np.array([len(b.text) > 20 and b.text in reference for b in blocks])
+    pixels = np.array([b.tag == "noscript" and b.text.startswith("<div style=") for b in blocks])
+    assert pixels.sum() >= 10
+    words = np.array([b.words for b in blocks], dtype=float)
+    assert words[pixels].sum() > words[article].sum()
+    keep = article | pixels
+    assert (leftout.without_noscript(blocks, keep, words) == article).all()
+    # Text in a noscript that is not markup stays when the page's words do not outweigh it.
+    page = _page("<p>Short.</p><noscript>Please turn on JavaScript to see the whole of this "
+                 "page and its many pictures of the town.</noscript>")
+    assert [b.tag for b in page.blocks] == ["p", "noscript"]
+    both = np.ones(2, dtype=bool)
+    assert leftout.without_noscript(page.blocks, both, np.array([1.0, 16.0])).all()
+    # Escaped markup alone is all a page keeps: it stays (an empty text scores zero).
+    alone = np.array([False, True])
+    markup = _page("<p>Short.</p><noscript>&lt;div&gt;&lt;img src=x&gt;&lt;/div&gt;</noscript>")
+    assert leftout.without_noscript(markup.blocks, alone, np.array([1.0, 1.0])).tolist() == [False, True]
+
+
 def test_form_controls_are_left_out_unless_they_are_all_the_page_keeps():
     page = _page(f"<p>{PARAGRAPH}</p><form><select><option>Afghanistan</option>"
                  "<option>Albania and the other countries of the list</option></select>"
