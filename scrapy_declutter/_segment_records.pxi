@@ -52,6 +52,7 @@ cdef enum:
     K_BR = 3
     K_A = 4
     K_IMG = 5
+    K_TEXT_BOX = 6  # a box when it holds text (``segment.TEXT_BOX_TAGS``), else K_OTHER
 
 cdef enum:
     S_NONE = 0
@@ -122,7 +123,7 @@ cdef int _structure_kind(str tag):
             "pre": S_PRE, "blockquote": S_QUOTE, "caption": S_CAPTION}.get(tag, S_HEADING)
 
 
-def configure(block_tags, skip_tags, int max_ancestors, int wrap_width):
+def configure(block_tags, skip_tags, text_box_tags, int max_ancestors, int wrap_width):
     """Take the reference walk's tag sets and limits, so both walks read one definition."""
     global _MAX_ANCESTORS, _WRAP_WIDTH, _CONFIGURED
     cdef TagEntry* e
@@ -130,7 +131,7 @@ def configure(block_tags, skip_tags, int max_ancestors, int wrap_width):
     for i in range(TABLE_SIZE):
         free(_TAGS[i].name)
     memset(_TAGS, 0, sizeof(_TAGS))
-    if len(set(block_tags) | set(skip_tags) | {"a", "img", "br"}) > TABLE_SIZE // 2:
+    if len(set(block_tags) | set(skip_tags) | set(text_box_tags) | {"a", "img", "br"}) > TABLE_SIZE // 2:
         raise ValueError("too many tags for the compiled walk's table")
     for tag in skip_tags:
         _entry(tag).kind = K_SKIP
@@ -138,8 +139,12 @@ def configure(block_tags, skip_tags, int max_ancestors, int wrap_width):
         e = _entry(tag)
         if e.kind == K_OTHER:
             e.kind = kind
-    if set(block_tags) & (set(skip_tags) | {"a", "img", "br"}):
+    if (set(block_tags) | set(text_box_tags)) & (set(skip_tags) | {"a", "img", "br"}):
         raise ValueError("the compiled walk takes block tags to be neither skipped nor a, img, br")
+    if set(text_box_tags) & (set(block_tags) | set(STRUCTURE_TAGS)):
+        raise ValueError("the compiled walk takes text-box tags to be no block or structure tags")
+    for tag in text_box_tags:
+        _entry(tag).kind = K_TEXT_BOX
     for tag in block_tags:
         e = _entry(tag)
         e.kind = K_BLOCK

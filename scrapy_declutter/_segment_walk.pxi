@@ -195,6 +195,38 @@ cdef bint _permalink(Walk* w, xmlNode* node) noexcept nogil:
             return False
 
 
+cdef bint _holds_text(xmlNode* node) noexcept nogil:
+    """``segment.holds_text``: text other than whitespace inside ``node``, outside skipped
+    elements and comments (a text that is not UTF-8 counts: the walk leaves that page to
+    the reference)."""
+    cdef xmlNode* c = node.children
+    cdef TagEntry* e
+    cdef const unsigned char* s
+    cdef Py_ssize_t i, n
+    cdef unsigned int cp = 0
+    while c != NULL:
+        if c.type == tree.XML_TEXT_NODE or c.type == tree.XML_CDATA_SECTION_NODE:
+            if c.content != NULL:
+                s = <const unsigned char*>c.content
+                n = strlen(<const char*>s)
+                i = 0
+                while i < n:
+                    i = _next(s, i, n, &cp)
+                    if i < 0 or not _space(cp):
+                        return True
+        elif c.type == tree.XML_ELEMENT_NODE and c.children != NULL:
+            e = _kind(c, cetree._getNs(c))
+            if e == NULL or e.kind != K_SKIP:
+                c = c.children
+                continue
+        while c.next == NULL:  # climb to the next sibling, never above ``node``
+            c = c.parent
+            if c == node:
+                return False
+        c = c.next
+    return False
+
+
 cdef int _start(Walk* w, xmlNode* node) noexcept nogil:
     """A start event; 1 when the walk goes into the element's children."""
     cdef const_xmlChar* href = cetree._getNs(node)
@@ -206,6 +238,8 @@ cdef int _start(Walk* w, xmlNode* node) noexcept nogil:
     cdef xmlAttr* a
     cdef const_xmlChar* v
     cdef IRec* img
+    if kind == K_TEXT_BOX:
+        kind = K_BLOCK if _holds_text(node) else K_OTHER
     if kind == K_BLOCK:
         rec = _push(w, node, href)
         if rec < 0:
@@ -289,6 +323,9 @@ cdef void _end(Walk* w, xmlNode* node) noexcept nogil:
     cdef Open* o
     cdef LRec* link
     cdef int words = 0, chars = 0
+    if kind == K_TEXT_BOX:  # a box if it opened one (``_start``)
+        o = <Open*>w.opens.data + w.opens.n - 1
+        kind = K_BLOCK if _rec(w, o.rec).node == node else K_OTHER
     if kind == K_BLOCK:
         if w.opens.n > 1:
             if w.has_text and _emit(w) < 0:

@@ -43,10 +43,26 @@ BLOCK_TAGS = frozenset(
     select summary table tbody td textarea tfoot th thead title tr ul
     """.split()
 )
+#: Tags that are a box of their own when they hold text (``holds_text``), inline otherwise.
+#:
+#: A crawler runs no scripts, so it sees what a browser with scripts off
+#: shows: ``<noscript>``'s fallback, which stands in for a scripted part of
+#: the page (a notice that JavaScript is off, a tracking pixel, a copy of
+#: the article), never words of the text around it. Text written straight
+#: into it (often escaped markup, as a browser that ran scripts saves it:
+#: ``<div class="mainBox"><noscript>&lt;div class="alertBox"&gt;...``) is
+#: so a block with tag ``noscript``, which the learned step's
+#: ``without_noscript`` sees; it used to be words of the enclosing ``div``'s
+#: block, which that rule could not tell apart (Readability's yahoo-4 page
+#: kept it: precision 0.14). A ``<noscript>`` without text (an image's
+#: fallback for a lazy loader, a ``<style>``) stays inline: as a box it
+#: would split the line around it ("4.6 | 3308 reviews") and take the
+#: images it holds, and the one beside it, from the block they belong to.
+TEXT_BOX_TAGS = frozenset({"noscript"})
 #: Tags whose content is never visible text (``noframes``/``noembed`` hold raw
-#: markup that lxml keeps as text). ``noscript`` is not one of them: a crawler
-#: runs no scripts, so it sees what a browser with scripts off shows, and some
-#: sites (Discourse, Flarum forums) put their whole content there.
+#: markup that lxml keeps as text). ``noscript`` is not one of them: what a
+#: browser with scripts off shows is what a crawler sees, and some sites
+#: (Discourse, Flarum forums) put their whole content there.
 SKIP_TAGS = frozenset(
     "script style template svg iframe head object embed math noframes noembed".split()
 )
@@ -81,6 +97,34 @@ def wrapped_lines(words: list[str], width: int = WRAP_WIDTH) -> tuple[int, int]:
 def _ancestor(el: etree._Element) -> Ancestor:
     cls = el.get("class") or ""
     return Ancestor(el.tag, el.get("id") or "", tuple(cls.split()))
+
+
+def holds_text(el: etree._Element) -> bool:
+    """Whether text other than whitespace lies inside ``el`` (not in its tail), outside
+    ``SKIP_TAGS`` and comments: whether a tag of ``TEXT_BOX_TAGS`` is a box.
+
+    Asked once per such element, before its content is walked; it stops at
+    the first text, so a ``<noscript>`` holding a whole forum's posts costs
+    one text node. Iterative, as the walk is.
+    """
+    text = el.text
+    if text and not text.isspace():
+        return True
+    walker = etree.iterwalk(el, events=("start", "comment", "pi"))
+    for event, node in walker:
+        if node is el:
+            continue
+        tail = node.tail
+        if tail and not tail.isspace():
+            return True
+        if event == "start":
+            if node.tag in SKIP_TAGS:
+                walker.skip_subtree()
+                continue
+            text = node.text
+            if text and not text.isspace():
+                return True
+    return False
 
 
 def segment(root: etree._Element) -> list[Block]:
@@ -198,7 +242,7 @@ def python_segment(root: etree._Element) -> list[Block]:
     for event, el in walker:
         if event == "start":
             tag = el.tag
-            if tag in BLOCK_TAGS:
+            if tag in BLOCK_TAGS or (tag in TEXT_BOX_TAGS and holds_text(el)):
                 path.append(el)
                 if has_text:
                     emit()
@@ -255,7 +299,7 @@ def python_segment(root: etree._Element) -> list[Block]:
         elif event == "end":
             tag = el.tag
             text = el.tail
-            if tag in BLOCK_TAGS:
+            if tag in BLOCK_TAGS or (tag in TEXT_BOX_TAGS and open_blocks[-1][0] is el):
                 if len(open_blocks) > 1:
                     if has_text:
                         emit()
@@ -349,7 +393,7 @@ def _load_compiled() -> ModuleType | None:
                        "segmenting in pure Python, several times slower. Install with a C compiler "
                        "(or from a wheel) to build it.", type(exc).__name__, exc)
         return None
-    _segment.configure(BLOCK_TAGS, SKIP_TAGS, MAX_ANCESTORS, WRAP_WIDTH)
+    _segment.configure(BLOCK_TAGS, SKIP_TAGS, TEXT_BOX_TAGS, MAX_ANCESTORS, WRAP_WIDTH)
     return _segment
 
 

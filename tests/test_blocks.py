@@ -48,6 +48,25 @@ def test_noscript_text_is_what_a_crawler_sees():
     assert texts(html) == ["The post a reader without scripts gets."]
 
 
+def test_text_written_in_noscript_is_a_block_of_its_own():
+    # What a parser that ran scripts saved: the fallback as escaped markup, in the box around it.
+    html = ("<body><div class=mainBox><noscript>&lt;p&gt;JavaScript is off.&lt;/p&gt;</noscript>"
+            "Read on.</div></body>")
+    page = Page.from_html(html)
+    assert [(b.tag, b.text) for b in page.blocks] == [("noscript", "<p>JavaScript is off.</p>"),
+                                                      ("div", "Read on.")]
+    assert page.blocks[0].xpath == "/html/body/div/noscript"
+
+
+def test_a_noscript_without_text_stays_inline():
+    # A lazy loader's fallback image: the line and its images stay one block.
+    html = ("<body><p>Rated 4.6 <img data-src=star.png><noscript><style>.lazy{}</style>"
+            "<img src=star.png><!-- pixel --> </noscript> by 3308 readers</p></body>")
+    [block] = Page.from_html(html).blocks
+    assert (block.tag, block.text) == ("p", "Rated 4.6 by 3308 readers")
+    assert block.images == (("", "star.png"), ("", "star.png"))
+
+
 def test_head_and_comments_never_produce_text():
     html = "<html><head><title>T</title><meta name=x></head><body><p>a<!-- secret -->b</p><!-- gone --></body></html>"
     page = Page.from_html(html)

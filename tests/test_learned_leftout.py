@@ -12,7 +12,9 @@ import pytest
 from scrapy_declutter import extract
 from scrapy_declutter.blocks import class_tokens
 from scrapy_declutter.lab.metric import word_prf
+from scrapy_declutter.lab.walks import block_difference
 from scrapy_declutter.page import Page
+from scrapy_declutter.segment import reference_walk
 from scrapy_declutter.steps.learned import decide as decide_module
 from scrapy_declutter.steps.learned import leftout
 from scrapy_declutter.steps.learned import step as step_module
@@ -71,6 +73,59 @@ def test_responsive_copies_of_a_real_page_are_left_out(monkeypatch):
                    for a in block.ancestors + twin[0].ancestors)
     before, after = word_prf(both.text, reference), word_prf(kept.text, reference)
     assert before.precision < 0.6 and after.precision > 0.85 and after.f1 > before.f1 + 0.2
+
+
+def test_text_written_in_noscript_is_a_block_the_noscript_rule_leaves_out():
+    """Readability's headlines.yahoo.co.jp page (``sample_data/noscript``): its "JavaScript is
+    off" notice is escaped markup written straight into ``<noscript>`` in ``div.mainBox``.
+    It was words of the ``div``'s block, which ``without_noscript`` could not tell apart."""
+    html, url, reference = _sample("noscript", "0115")
+    compiled = Page.from_html(html, url)
+    with reference_walk():
+        python = Page.from_html(html, url)
+    assert block_difference(compiled.blocks, python.blocks) == ""
+    for page in (compiled, python):
+        notice = [b for b in page.blocks if "JavaScriptが無効" in b.text]
+        assert len(notice) == 1 and notice[0].tag == "noscript"
+        assert notice[0].text.startswith('<div class="alertBox">')
+        assert notice[0].xpath.endswith("/div[1]/noscript")
+        assert notice[0].ancestors[-2].classes == ("mainBox",)
+    blocks = compiled.blocks
+    article = np.array([len(b.text) > 20 and b.text in reference for b in blocks])
+    assert article.sum() >= 8
+    keep = article.copy()
+    keep[notice[0].index] = True
+    words = np.array([b.words for b in blocks], dtype=float)
+    assert (leftout.without_noscript(blocks, keep, words) == article).all()
+    # The whole extractor: the notice is not in the text, the article is.
+    text = extract(html, url).text
+    assert "JavaScriptが無効" not in text and "alertBox" not in text
+    assert word_prf(text, reference).recall > 0.9
+
+
+def test_escaped_markup_in_noscript_goes_however_few_words_the_page_has_outside():
+    """The same page's tracking pixels: escaped ``<img>`` tags in a dozen ``<noscript>`` boxes.
+    Kept with the article, they hold more whitespace words than its unspaced Japanese
+    prose, so the word rule keeps every noscript block; their markup sends them out."""
+    html, url, reference = _sample("noscript", "0115")
+    blocks = Page.from_html(html, url).blocks
+    article = np.array([len(b.text) > 20 and b.text in reference for b in blocks])
+    pixels = np.array([b.tag == "noscript" and b.text.startswith("<div style=") for b in blocks])
+    assert pixels.sum() >= 10
+    words = np.array([b.words for b in blocks], dtype=float)
+    assert words[pixels].sum() > words[article].sum()
+    keep = article | pixels
+    assert (leftout.without_noscript(blocks, keep, words) == article).all()
+    # Text in a noscript that is not markup stays when the page's words do not outweigh it.
+    page = _page("<p>Short.</p><noscript>Please turn on JavaScript to see the whole of this "
+                 "page and its many pictures of the town.</noscript>")
+    assert [b.tag for b in page.blocks] == ["p", "noscript"]
+    both = np.ones(2, dtype=bool)
+    assert leftout.without_noscript(page.blocks, both, np.array([1.0, 16.0])).all()
+    # Escaped markup alone is all a page keeps: it stays (an empty text scores zero).
+    alone = np.array([False, True])
+    markup = _page("<p>Short.</p><noscript>&lt;div&gt;&lt;img src=x&gt;&lt;/div&gt;</noscript>")
+    assert leftout.without_noscript(markup.blocks, alone, np.array([1.0, 1.0])).tolist() == [False, True]
 
 
 def test_form_controls_are_left_out_unless_they_are_all_the_page_keeps():

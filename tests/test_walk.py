@@ -171,6 +171,11 @@ ODD = {
     "skipped": ("<body><p>seen<script>var x='<p>no</p>';</script><style>p{}</style><template><p>t</p>"
                 "</template><noscript><p>ns</p></noscript><iframe>f</iframe><object>o</object> end</p>"
                 "<math><mi>x</mi></math><noembed>ne</noembed><noframes>nf</noframes></body>"),
+    "noscript": ("<div class=mainBox><noscript>&lt;div class='alert'&gt;JS off&lt;/div&gt;</noscript>"
+                 "after</div><p>Rated 4.6<noscript><img src='s.png'><style>p{}</style><!-- c --> "
+                 "</noscript> by readers <noscript>"
+                 "<a href='/x'>stars</a></noscript></p><noscript>  </noscript><noscript><p>in</p>out"
+                 "</noscript>"),
     "attributes": ("<div id='main' class=' a  b\tc ' data-x='&quot;q&quot;' hidden xml:lang='fr' "
                    "xmlns:og='http://ogp.me/ns#' og:title='T'><p title='café ☕' class=''>text</p></div>"),
     "text outside blocks": "<html>lead<head><title>T</title></head>mid<body>body text</body>after</html>",

@@ -31,6 +31,7 @@ import numpy as np
 
 from ...blocks import Ancestor, Block, class_tokens, name_tokens
 from .comments import PAGE_TAGS
+from .text import shows_markup
 
 #: An id or class name whose token starts with one of these names a box of customer reviews.
 REVIEW_WORDS = ("review", "testimonial", "rating")
@@ -80,16 +81,26 @@ def _kept_where(blocks: Sequence[Block], keep: np.ndarray,
 
 def without_noscript(blocks: Sequence[Block], keep: np.ndarray, words: np.ndarray) -> np.ndarray:
     """``keep`` without the kept blocks inside ``<noscript>`` when the kept blocks outside
-    hold at least as many words.
+    hold at least as many words, and without a ``<noscript>``'s own text that is escaped
+    markup in any case (unless that leaves nothing).
 
     ``<noscript>`` is what a browser without scripts shows instead of the
     page's scripted part: a copy of the article (the classifier keeps both,
     and precision halves), a "JavaScript is disabled" notice, a tracking
     pixel's markup. When the page's own text already holds the content the
     copy is never the content; when the page's text is in ``<noscript>``
-    alone (a page rendered by script) it stays. No constant: out of fold on
-    the six sets it changed 15 pages, every one up (WCXB-dev precision
-    +0.0006, L3S-GN1 +0.0004, Readability +0.0003, sites-dev +0.0005).
+    alone (a page rendered by script) it stays. Text written straight into
+    a ``<noscript>`` is a block of its own with that tag
+    (``segment.TEXT_BOX_TAGS``), so it is seen here too. When that text is
+    markup (``text.shows_markup``: the page was saved by a browser that ran
+    scripts, which keeps a ``<noscript>``'s content as text) it is a pixel's
+    or a notice's tags, never the page's words, however few words the page
+    has outside: word counts cannot weigh it against unspaced (Chinese,
+    Japanese) prose, where a paragraph is a handful of "words" and a
+    pixel's URL a dozen (Readability's yahoo-4 page). No constant: out of
+    fold on the six sets the first rule changed 15 pages, every one up
+    (WCXB-dev precision +0.0006, L3S-GN1 +0.0004, Readability +0.0003,
+    sites-dev +0.0005).
     """
     # A block under a <noscript> has it as a step of its XPath, which names every element
     # from the root down (its ancestor records are the nearest of them): one substring
@@ -98,7 +109,8 @@ def without_noscript(blocks: Sequence[Block], keep: np.ndarray, words: np.ndarra
         b.tag == "noscript" or "noscript" in map(_TAG, b.ancestors)))
     if inside.any() and words[keep & ~inside].sum() >= words[inside].sum():
         return keep & ~inside
-    return keep
+    return _unless_all(keep, _kept_where(
+        blocks, keep & inside, lambda b: b.tag == "noscript" and shows_markup(b.text)))
 
 
 def without_reviews(blocks: Sequence[Block], keep: np.ndarray) -> np.ndarray:

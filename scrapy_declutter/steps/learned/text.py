@@ -156,9 +156,17 @@ def python_char_columns(texts: Sequence[str], low: list[str], words: np.ndarray,
         np.array([t[:1].isupper() for t in texts], dtype=np.float64),
         digits, np.diff(starts).astype(np.float64),
         (_count(cjk, starts) > 0).astype(np.float64),
-        np.array(["</" in h or h.startswith("<") for h in heads], dtype=np.float64),
+        np.array([shows_markup(h) for h in heads], dtype=np.float64),
         share, cover,
     ]).reshape(len(texts), 8)
+
+
+def shows_markup(text: str) -> bool:
+    """Whether a text is HTML shown as text (it starts with a tag, or closes one within its
+    first ``DIGIT_PREFIX`` characters): what a ``<noscript>`` saved by a browser that ran
+    scripts holds, escaped, and what a code sample quotes."""
+    head = text[:DIGIT_PREFIX]
+    return "</" in head or head.startswith("<")
 
 
 def _code_points(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
