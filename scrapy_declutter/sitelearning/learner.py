@@ -353,4 +353,7 @@ class SiteLearner:
             keys = lesson.keys
             model.observe(keys.fingerprints, url, keys.structures, keys.containers, keys.samples)
             model.supervised += lesson.supervised
-            model.classifier.add_prepared(batch)
+            if model.ngrams:
+                model.classifier.add_prepared(batch)
+            else:  # read without its n-gram tables: the delta beside it trains them
+                model.classifier.count_examples(batch)

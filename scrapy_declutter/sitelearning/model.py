@@ -171,6 +171,12 @@ class SiteModel:
     classifier: NGramClassifier = field(default_factory=NGramClassifier)
     #: Pages labelled by the user (selector, markers): the classifier has true labels.
     supervised: int = 0
+    #: Whether ``classifier`` holds the site's n-gram tables. False: the model was read
+    #: without them (``from_bytes(..., ngrams=False)``) for a ``Declutter`` that never
+    #: reads them; its classifier is empty but for the example counts, does not train
+    #: (the site's delta does, and the store adds the deltas up), and the model is never
+    #: stored whole. Not part of the stored form.
+    ngrams: bool = field(default=True, compare=False, repr=False)
 
     # -- template -----------------------------------------------------------
     def template_threshold(self, *, share: float = TEMPLATE_SHARE, min_pages: int = MIN_PAGES) -> float:
@@ -238,6 +244,7 @@ class SiteModel:
             self.urls.pop(h, None)
             self.urls[h] = None
         self.classifier.merge(other.classifier)
+        self.ngrams = self.ngrams and other.ngrams
         self.bound()
         return self
 
@@ -276,7 +283,8 @@ class SiteModel:
         return SiteModel(site=self.site, pages=self.pages, fingerprints=dict(self.fingerprints),
                          structures=dict(self.structures), containers=dict(self.containers),
                          urls=dict(self.urls), examples=dict(self.examples),
-                         classifier=self.classifier.snapshot(), supervised=self.supervised)
+                         classifier=self.classifier.snapshot(), supervised=self.supervised,
+                         ngrams=self.ngrams)
 
     # -- data -------------------------------------------------------------------
     def to_data(self) -> dict[str, Any]:
@@ -303,6 +311,9 @@ class SiteModel:
 
     def to_bytes(self) -> bytes:
         """The stored form (``modelbytes``): the tables as arrays of bytes; plain data, never pickle."""
+        if not self.ngrams:
+            raise ValueError(f"the model of {self.site!r} was read without its n-gram tables: "
+                             "storing it would lose them")
         arrays: dict[str, np.ndarray] = {}
         for name, counts in (("fingerprints", self.fingerprints), ("structures", self.structures)):
             arrays[name] = np.fromiter(counts.keys(), dtype="<i8", count=len(counts))
@@ -313,9 +324,11 @@ class SiteModel:
         return pack({**self._header(), "classifier": self.classifier.header()}, arrays)
 
     @classmethod
-    def from_data(cls, data: Any, arrays: Mapping[str, np.ndarray] | None = None) -> "SiteModel":
+    def from_data(cls, data: Any, arrays: Mapping[str, np.ndarray] | None = None, *,
+                  ngrams: bool = True) -> "SiteModel":
         """A model from ``to_data`` (JSON-ready: versions 1-2 were stored so), or from a
-        stored form's header and ``arrays`` (``to_bytes``)."""
+        stored form's header and ``arrays`` (``to_bytes``); ``ngrams=False``: without the
+        classifier's n-gram tables (see the field ``ngrams``)."""
         if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
             raise ModelFormatError("not a scrapy-declutter site model")
         version = data.get("version")
@@ -344,8 +357,9 @@ class SiteModel:
                 urls=dict.fromkeys(int(h) for h in urls),
                 examples={int(k): str(t)[:EXAMPLE_CHARS]
                           for k, t in data.get("examples", ())[:MAX_EXAMPLES]},
-                classifier=NGramClassifier.from_data(data["classifier"], arrays),
+                classifier=NGramClassifier.from_data(data["classifier"], arrays, tables=ngrams),
                 supervised=int(data.get("supervised", 0)),
+                ngrams=ngrams,
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelFormatError(f"bad site model data: {exc!r}") from None
@@ -356,10 +370,11 @@ class SiteModel:
         return model
 
     @classmethod
-    def from_bytes(cls, blob: bytes) -> "SiteModel":
+    def from_bytes(cls, blob: bytes, *, ngrams: bool = True) -> "SiteModel":
         """Read a stored model (any format version); anything but a well-formed one is a
-        ModelFormatError. Decompression stops at ``MAX_MODEL_BYTES`` (``modelbytes.read``)."""
-        return cls.from_data(*read(blob, MAX_MODEL_BYTES))
+        ModelFormatError. Decompression stops at ``MAX_MODEL_BYTES`` (``modelbytes.read``).
+        ``ngrams=False``: without the n-gram tables (the field ``ngrams``)."""
+        return cls.from_data(*read(blob, MAX_MODEL_BYTES), ngrams=ngrams)
 
     def template(self, threshold: float) -> list[dict[str, Any]]:
         """Structural keys on ``threshold`` pages, most pages first, with their example."""

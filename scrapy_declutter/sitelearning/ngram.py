@@ -220,6 +220,9 @@ class NGramLM:
         return lm
 
 
+#: An empty n-gram table: what a language model read without its tables starts from.
+_NO_TABLE: Table = (np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64))
+
 #: Per category: its texts' n-grams, counted (``counts.counted``), and how many texts.
 Prepared = dict[str, tuple[np.ndarray, np.ndarray, int]]
 
@@ -276,6 +279,12 @@ class NGramClassifier:
     def train_many(self, examples: Iterable[tuple[str, str]]) -> None:
         """Train on many (category, text) pairs: the same counts as ``train`` on each, in one pass."""
         self.add_prepared(prepare(examples, self.order))
+
+    def count_examples(self, batch: Prepared) -> None:
+        """Count ``batch``'s texts as ``add_prepared`` does, without its n-grams (a model
+        read without its tables, ``SiteModel.ngrams``)."""
+        for category, (_, _, n_texts) in batch.items():
+            self.examples[category] += n_texts
 
     def add_prepared(self, batch: Prepared) -> None:
         """Add what ``prepare`` computed (one page's lesson goes to two models this way)."""
@@ -374,9 +383,11 @@ class NGramClassifier:
         return out
 
     @classmethod
-    def from_data(cls, data: dict[str, Any],
-                  arrays: Mapping[str, np.ndarray] | None = None) -> "NGramClassifier":
-        """A classifier from ``to_data``, or from ``header`` and ``arrays``."""
+    def from_data(cls, data: dict[str, Any], arrays: Mapping[str, np.ndarray] | None = None, *,
+                  tables: bool = True) -> "NGramClassifier":
+        """A classifier from ``to_data``, or from ``header`` and ``arrays``; ``tables=False``:
+        its parameters and example counts only, the language models empty (nothing of the
+        tables is decoded, copied or checked)."""
         if not isinstance(data, dict):
             raise ModelFormatError("classifier data must be a mapping")
         version = data.get("version")
@@ -385,7 +396,8 @@ class NGramClassifier:
                                    f"up to {FORMAT_VERSION}")
         try:
             clf = cls(order=int(data["order"]))
-            clf.lms = {c: NGramLM.from_data(data["lms"][c], None if arrays is None else
+            clf.lms = {c: NGramLM.from_data(data["lms"][c], _NO_TABLE if not tables else
+                                            None if arrays is None else
                                             (arrays[f"{c}_keys"], arrays[f"{c}_counts"]))
                        for c in CATEGORIES}
             clf.examples = {c: int(data["examples"][c]) for c in CATEGORIES}
