@@ -96,3 +96,20 @@ def test_a_site_some_process_supervised_is_loaded_with_its_tables():
     assert not dec.scores_text
     assert dec.model("s.example").ngrams
     assert dec._sites["s.example"].model.ngrams  # loaded whole at once: it votes
+
+
+def test_a_fresh_site_lets_its_tables_go_once_its_whole_model_is_queued(tmp_path):
+    uri = f"sqlite:///{tmp_path}/s.db"
+    dec = Declutter("density", store=uri)
+    for i in range(3):
+        dec.extract(article(i), f"https://fresh.example/{i}")
+    state = dec._sites["fresh.example"]
+    assert state.model.ngrams  # its whole model is yet to be written
+    before = state.nbytes
+    dec.flush()
+    assert not state.model.ngrams and state.nbytes * 3 < before
+    with open_store(uri) as store:
+        stored = store.load("fresh.example")
+    assert all(len(lm) for lm in stored.classifier.lms.values())
+    assert stored.classifier.examples == state.model.classifier.examples
+    dec.close()

@@ -355,11 +355,16 @@ class Declutter:
 
         A fresh site's increments are its whole model: a snapshot of it is
         queued (it shares the model's n-gram arrays, which learning replaces
-        and never changes in place), to replace what the store holds.
+        and never changes in place), to replace what the store holds. Unless
+        pages' labels read them (``scores_text``), the model then lets its
+        n-gram tables go, as a site loaded again does (``_load``): its delta
+        trains them from now on.
         """
         if not state.unsaved or self.writes is None:
             return
         fresh = state.delta is None
         self.writes.add(state.model.snapshot() if fresh else state.delta, replaces=fresh)
+        if fresh and not self.scores_text:  # the snapshot takes the tables to the store
+            state.model.drop_ngrams()
         state.delta, state.unsaved = SiteModel(site=state.model.site), 0
         self._measure(state)

@@ -265,6 +265,13 @@ class SiteModel:
         while len(self.urls) > MAX_URLS:
             del self.urls[next(iter(self.urls))]
 
+    def drop_ngrams(self) -> None:
+        """Let the classifier's n-gram tables go, as if read with ``ngrams=False``: once a
+        snapshot holding them is queued for the store, a reader that never scores text
+        with them (``Declutter.scores_text``) need not keep them."""
+        self.classifier = self.classifier.without_tables()
+        self.ngrams = False
+
     def estimated_bytes(self) -> int:
         """Memory this model holds, estimated in O(1): what a cache of models is bounded by."""
         entries = len(self.fingerprints) + len(self.structures) + len(self.urls)

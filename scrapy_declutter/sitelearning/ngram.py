@@ -349,6 +349,15 @@ class NGramClassifier:
         copy.examples = dict(self.examples)
         return copy
 
+    def without_tables(self) -> "NGramClassifier":
+        """A classifier with this one's parameters and example counts and empty language
+        models: what a model that lets its tables go keeps (``SiteModel.drop_ngrams``)."""
+        lm = self.lms[KEEP]
+        copy = NGramClassifier(order=self.order, max_entries=lm.max_entries,
+                               alphabet_size=lm.alphabet_size)
+        copy.examples = dict(self.examples)
+        return copy
+
     def estimated_bytes(self) -> int:
         """Memory held now, without building anything: a cache's budget checks it per page.
 
