@@ -355,5 +355,6 @@ class SiteLearner:
             model.supervised += lesson.supervised
             if model.ngrams:
                 model.classifier.add_prepared(batch)
-            else:  # read without its n-gram tables: the delta beside it trains them
-                model.classifier.count_examples(batch)
+            else:  # without its n-gram tables (``SiteModel.ngrams``): its delta trains them
+                for category, (_, _, n_texts) in batch.items():
+                    model.classifier.examples[category] += n_texts

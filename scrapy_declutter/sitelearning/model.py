@@ -171,11 +171,9 @@ class SiteModel:
     classifier: NGramClassifier = field(default_factory=NGramClassifier)
     #: Pages labelled by the user (selector, markers): the classifier has true labels.
     supervised: int = 0
-    #: Whether ``classifier`` holds the site's n-gram tables. False: the model was read
-    #: without them (``from_bytes(..., ngrams=False)``) for a ``Declutter`` that never
-    #: reads them; its classifier is empty but for the example counts, does not train
-    #: (the site's delta does, and the store adds the deltas up), and the model is never
-    #: stored whole. Not part of the stored form.
+    #: False: ``classifier`` lacks the n-gram tables (``from_bytes(..., ngrams=False)``,
+    #: ``drop_ngrams``) and does not train them, for a ``Declutter`` that never reads them
+    #: (the site's delta trains them); never stored whole. Not part of the stored form.
     ngrams: bool = field(default=True, compare=False, repr=False)
 
     # -- template -----------------------------------------------------------
@@ -266,9 +264,7 @@ class SiteModel:
             del self.urls[next(iter(self.urls))]
 
     def drop_ngrams(self) -> None:
-        """Let the classifier's n-gram tables go, as if read with ``ngrams=False``: once a
-        snapshot holding them is queued for the store, a reader that never scores text
-        with them (``Declutter.scores_text``) need not keep them."""
+        """Let the n-gram tables go, as if read with ``ngrams=False`` (a snapshot took them)."""
         self.classifier = self.classifier.without_tables()
         self.ngrams = False
 
@@ -318,9 +314,8 @@ class SiteModel:
 
     def to_bytes(self) -> bytes:
         """The stored form (``modelbytes``): the tables as arrays of bytes; plain data, never pickle."""
-        if not self.ngrams:
-            raise ValueError(f"the model of {self.site!r} was read without its n-gram tables: "
-                             "storing it would lose them")
+        if not self.ngrams:  # stored whole, it would lose the site's tables
+            raise ValueError(f"the model of {self.site!r} is without its n-gram tables")
         arrays: dict[str, np.ndarray] = {}
         for name, counts in (("fingerprints", self.fingerprints), ("structures", self.structures)):
             arrays[name] = np.fromiter(counts.keys(), dtype="<i8", count=len(counts))
@@ -334,8 +329,7 @@ class SiteModel:
     def from_data(cls, data: Any, arrays: Mapping[str, np.ndarray] | None = None, *,
                   ngrams: bool = True) -> "SiteModel":
         """A model from ``to_data`` (JSON-ready: versions 1-2 were stored so), or from a
-        stored form's header and ``arrays`` (``to_bytes``); ``ngrams=False``: without the
-        classifier's n-gram tables (see the field ``ngrams``)."""
+        stored form's header and ``arrays`` (``to_bytes``); ``ngrams``: the field's."""
         if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
             raise ModelFormatError("not a scrapy-declutter site model")
         version = data.get("version")
@@ -379,8 +373,7 @@ class SiteModel:
     @classmethod
     def from_bytes(cls, blob: bytes, *, ngrams: bool = True) -> "SiteModel":
         """Read a stored model (any format version); anything but a well-formed one is a
-        ModelFormatError. Decompression stops at ``MAX_MODEL_BYTES`` (``modelbytes.read``).
-        ``ngrams=False``: without the n-gram tables (the field ``ngrams``)."""
+        ModelFormatError. Decompression stops at ``MAX_MODEL_BYTES`` (``modelbytes.read``)."""
         return cls.from_data(*read(blob, MAX_MODEL_BYTES), ngrams=ngrams)
 
     def template(self, threshold: float) -> list[dict[str, Any]]:

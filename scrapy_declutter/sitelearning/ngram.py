@@ -220,9 +220,7 @@ class NGramLM:
         return lm
 
 
-#: An empty n-gram table: what a language model read without its tables starts from.
-_NO_TABLE: Table = (np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64))
-
+_NO_TABLE: Table = (np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64))  # tables=False
 #: Per category: its texts' n-grams, counted (``counts.counted``), and how many texts.
 Prepared = dict[str, tuple[np.ndarray, np.ndarray, int]]
 
@@ -279,12 +277,6 @@ class NGramClassifier:
     def train_many(self, examples: Iterable[tuple[str, str]]) -> None:
         """Train on many (category, text) pairs: the same counts as ``train`` on each, in one pass."""
         self.add_prepared(prepare(examples, self.order))
-
-    def count_examples(self, batch: Prepared) -> None:
-        """Count ``batch``'s texts as ``add_prepared`` does, without its n-grams (a model
-        read without its tables, ``SiteModel.ngrams``)."""
-        for category, (_, _, n_texts) in batch.items():
-            self.examples[category] += n_texts
 
     def add_prepared(self, batch: Prepared) -> None:
         """Add what ``prepare`` computed (one page's lesson goes to two models this way)."""
@@ -350,8 +342,7 @@ class NGramClassifier:
         return copy
 
     def without_tables(self) -> "NGramClassifier":
-        """A classifier with this one's parameters and example counts and empty language
-        models: what a model that lets its tables go keeps (``SiteModel.drop_ngrams``)."""
+        """This one's parameters and example counts, its language models empty."""
         lm = self.lms[KEEP]
         copy = NGramClassifier(order=self.order, max_entries=lm.max_entries,
                                alphabet_size=lm.alphabet_size)
@@ -395,8 +386,7 @@ class NGramClassifier:
     def from_data(cls, data: dict[str, Any], arrays: Mapping[str, np.ndarray] | None = None, *,
                   tables: bool = True) -> "NGramClassifier":
         """A classifier from ``to_data``, or from ``header`` and ``arrays``; ``tables=False``:
-        its parameters and example counts only, the language models empty (nothing of the
-        tables is decoded, copied or checked)."""
+        its language models empty (``without_tables``), nothing of the tables decoded."""
         if not isinstance(data, dict):
             raise ModelFormatError("classifier data must be a mapping")
         version = data.get("version")
