@@ -117,6 +117,12 @@ class Declutter:
         self.generic = chain
         self.site_step = SiteStep(learner=self.learner, content_selector=content_selector,
                                   markers=markers)
+        #: Whether a page's labels can read its site's n-gram tables: the seed's filter
+        #: votes everywhere, the learner only on supervised sites unless told otherwise.
+        #: When not, sites come back from the store without them (``_load``).
+        self.scores_text = not vote or (self.learner.vote and (
+            self.site_step.reads_tree or not self.learner.vote_needs_supervision
+            or self.learner.vote_on_shared_template))
         if site_learning:
             chain = Extractor(extractor, [*chain.steps, self.site_step])
         self.chain = chain
@@ -201,8 +207,17 @@ class Declutter:
         return [released for s in sites for released in self._release(s)]
 
     def model(self, site: str) -> SiteModel | None:
-        """The model this object uses for ``site`` (loaded from the store if needed)."""
+        """The model this object uses for ``site`` (loaded from the store if needed), with
+        its n-gram tables, which a site loaded without them (``_load``) is loaded again for."""
         state = self._state(site)
+        if state is not None and not state.model.ngrams and self.writes is not None:
+            self._enqueue(state)
+            self.writes.before_load(site)  # its increments land, then the whole model is read
+            try:
+                state.model = self.store.load(site) or SiteModel(site=site)
+            except StoreUnavailableError as exc:
+                self.writes.went_down(exc)
+            self._measure(state)
         return state.model if state else None
 
     def flush(self) -> None:
@@ -245,7 +260,7 @@ class Declutter:
             return None
         writes.before_load(site)  # back before its increments were written: they land first
         try:
-            model = self.store.load(site)
+            model = self._load(site)
         except StoreUnavailableError as exc:
             writes.went_down(exc)
             return None
@@ -256,6 +271,22 @@ class Declutter:
         self._measure(state)
         self._evict()
         return state
+
+    def _load(self, site: str) -> SiteModel | None:
+        """A site's stored model; without its n-gram tables when no page's labels read them.
+
+        Only a page's lesson is added to the tables then, and it goes to the
+        site's delta too, which the store adds up: the model in memory need not
+        hold them. In a crawl of more sites at once than fit ``max_cache_bytes``
+        a site is evicted and loaded again every few pages, and decoding and
+        merging its tables (and its log's) was most of what that cost; without
+        them, its model is a quarter of the memory, so fewer sites are evicted.
+        A site some process supervised votes with them (``SiteLearner.apply``).
+        """
+        model = self.store.load(site, ngrams=self.scores_text)
+        if model is not None and not model.ngrams and self.learner.vote and model.supervised:
+            model = self.store.load(site)
+        return model
 
     def _release(self, site: str) -> list[Released]:
         """Learn every held page of the site, then label each with the model learned from all."""
@@ -324,11 +355,16 @@ class Declutter:
 
         A fresh site's increments are its whole model: a snapshot of it is
         queued (it shares the model's n-gram arrays, which learning replaces
-        and never changes in place), to replace what the store holds.
+        and never changes in place), to replace what the store holds. Unless
+        pages' labels read them (``scores_text``), the model then lets its
+        n-gram tables go, as a site loaded again does (``_load``): its delta
+        trains them from now on.
         """
         if not state.unsaved or self.writes is None:
             return
         fresh = state.delta is None
         self.writes.add(state.model.snapshot() if fresh else state.delta, replaces=fresh)
+        if fresh and not self.scores_text:  # the snapshot takes the tables to the store
+            state.model.drop_ngrams()
         state.delta, state.unsaved = SiteModel(site=state.model.site), 0
         self._measure(state)

@@ -353,4 +353,8 @@ class SiteLearner:
             keys = lesson.keys
             model.observe(keys.fingerprints, url, keys.structures, keys.containers, keys.samples)
             model.supervised += lesson.supervised
-            model.classifier.add_prepared(batch)
+            if model.ngrams:
+                model.classifier.add_prepared(batch)
+            else:  # without its n-gram tables (``SiteModel.ngrams``): its delta trains them
+                for category, (_, _, n_texts) in batch.items():
+                    model.classifier.examples[category] += n_texts

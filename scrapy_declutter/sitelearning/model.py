@@ -171,6 +171,10 @@ class SiteModel:
     classifier: NGramClassifier = field(default_factory=NGramClassifier)
     #: Pages labelled by the user (selector, markers): the classifier has true labels.
     supervised: int = 0
+    #: False: ``classifier`` lacks the n-gram tables (``from_bytes(..., ngrams=False)``,
+    #: ``drop_ngrams``) and does not train them, for a ``Declutter`` that never reads them
+    #: (the site's delta trains them); never stored whole. Not part of the stored form.
+    ngrams: bool = field(default=True, compare=False, repr=False)
 
     # -- template -----------------------------------------------------------
     def template_threshold(self, *, share: float = TEMPLATE_SHARE, min_pages: int = MIN_PAGES) -> float:
@@ -238,6 +242,7 @@ class SiteModel:
             self.urls.pop(h, None)
             self.urls[h] = None
         self.classifier.merge(other.classifier)
+        self.ngrams = self.ngrams and other.ngrams
         self.bound()
         return self
 
@@ -258,6 +263,11 @@ class SiteModel:
         while len(self.urls) > MAX_URLS:
             del self.urls[next(iter(self.urls))]
 
+    def drop_ngrams(self) -> None:
+        """Let the n-gram tables go, as if read with ``ngrams=False`` (a snapshot took them)."""
+        self.classifier = self.classifier.without_tables()
+        self.ngrams = False
+
     def estimated_bytes(self) -> int:
         """Memory this model holds, estimated in O(1): what a cache of models is bounded by."""
         entries = len(self.fingerprints) + len(self.structures) + len(self.urls)
@@ -276,7 +286,8 @@ class SiteModel:
         return SiteModel(site=self.site, pages=self.pages, fingerprints=dict(self.fingerprints),
                          structures=dict(self.structures), containers=dict(self.containers),
                          urls=dict(self.urls), examples=dict(self.examples),
-                         classifier=self.classifier.snapshot(), supervised=self.supervised)
+                         classifier=self.classifier.snapshot(), supervised=self.supervised,
+                         ngrams=self.ngrams)
 
     # -- data -------------------------------------------------------------------
     def to_data(self) -> dict[str, Any]:
@@ -303,6 +314,8 @@ class SiteModel:
 
     def to_bytes(self) -> bytes:
         """The stored form (``modelbytes``): the tables as arrays of bytes; plain data, never pickle."""
+        if not self.ngrams:  # stored whole, it would lose the site's tables
+            raise ValueError(f"the model of {self.site!r} is without its n-gram tables")
         arrays: dict[str, np.ndarray] = {}
         for name, counts in (("fingerprints", self.fingerprints), ("structures", self.structures)):
             arrays[name] = np.fromiter(counts.keys(), dtype="<i8", count=len(counts))
@@ -313,9 +326,10 @@ class SiteModel:
         return pack({**self._header(), "classifier": self.classifier.header()}, arrays)
 
     @classmethod
-    def from_data(cls, data: Any, arrays: Mapping[str, np.ndarray] | None = None) -> "SiteModel":
+    def from_data(cls, data: Any, arrays: Mapping[str, np.ndarray] | None = None, *,
+                  ngrams: bool = True) -> "SiteModel":
         """A model from ``to_data`` (JSON-ready: versions 1-2 were stored so), or from a
-        stored form's header and ``arrays`` (``to_bytes``)."""
+        stored form's header and ``arrays`` (``to_bytes``); ``ngrams``: the field's."""
         if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
             raise ModelFormatError("not a scrapy-declutter site model")
         version = data.get("version")
@@ -344,8 +358,9 @@ class SiteModel:
                 urls=dict.fromkeys(int(h) for h in urls),
                 examples={int(k): str(t)[:EXAMPLE_CHARS]
                           for k, t in data.get("examples", ())[:MAX_EXAMPLES]},
-                classifier=NGramClassifier.from_data(data["classifier"], arrays),
+                classifier=NGramClassifier.from_data(data["classifier"], arrays, tables=ngrams),
                 supervised=int(data.get("supervised", 0)),
+                ngrams=ngrams,
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelFormatError(f"bad site model data: {exc!r}") from None
@@ -356,10 +371,10 @@ class SiteModel:
         return model
 
     @classmethod
-    def from_bytes(cls, blob: bytes) -> "SiteModel":
+    def from_bytes(cls, blob: bytes, *, ngrams: bool = True) -> "SiteModel":
         """Read a stored model (any format version); anything but a well-formed one is a
         ModelFormatError. Decompression stops at ``MAX_MODEL_BYTES`` (``modelbytes.read``)."""
-        return cls.from_data(*read(blob, MAX_MODEL_BYTES))
+        return cls.from_data(*read(blob, MAX_MODEL_BYTES), ngrams=ngrams)
 
     def template(self, threshold: float) -> list[dict[str, Any]]:
         """Structural keys on ``threshold`` pages, most pages first, with their example."""

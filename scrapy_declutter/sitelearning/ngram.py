@@ -220,6 +220,7 @@ class NGramLM:
         return lm
 
 
+_NO_TABLE: Table = (np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64))  # tables=False
 #: Per category: its texts' n-grams, counted (``counts.counted``), and how many texts.
 Prepared = dict[str, tuple[np.ndarray, np.ndarray, int]]
 
@@ -340,6 +341,14 @@ class NGramClassifier:
         copy.examples = dict(self.examples)
         return copy
 
+    def without_tables(self) -> "NGramClassifier":
+        """This one's parameters and example counts, its language models empty."""
+        lm = self.lms[KEEP]
+        copy = NGramClassifier(order=self.order, max_entries=lm.max_entries,
+                               alphabet_size=lm.alphabet_size)
+        copy.examples = dict(self.examples)
+        return copy
+
     def estimated_bytes(self) -> int:
         """Memory held now, without building anything: a cache's budget checks it per page.
 
@@ -374,9 +383,10 @@ class NGramClassifier:
         return out
 
     @classmethod
-    def from_data(cls, data: dict[str, Any],
-                  arrays: Mapping[str, np.ndarray] | None = None) -> "NGramClassifier":
-        """A classifier from ``to_data``, or from ``header`` and ``arrays``."""
+    def from_data(cls, data: dict[str, Any], arrays: Mapping[str, np.ndarray] | None = None, *,
+                  tables: bool = True) -> "NGramClassifier":
+        """A classifier from ``to_data``, or from ``header`` and ``arrays``; ``tables=False``:
+        its language models empty (``without_tables``), nothing of the tables decoded."""
         if not isinstance(data, dict):
             raise ModelFormatError("classifier data must be a mapping")
         version = data.get("version")
@@ -385,7 +395,8 @@ class NGramClassifier:
                                    f"up to {FORMAT_VERSION}")
         try:
             clf = cls(order=int(data["order"]))
-            clf.lms = {c: NGramLM.from_data(data["lms"][c], None if arrays is None else
+            clf.lms = {c: NGramLM.from_data(data["lms"][c], _NO_TABLE if not tables else
+                                            None if arrays is None else
                                             (arrays[f"{c}_keys"], arrays[f"{c}_counts"]))
                        for c in CATEGORIES}
             clf.examples = {c: int(data["examples"][c]) for c in CATEGORIES}
