@@ -94,3 +94,26 @@ def test_cross_validated_evaluation_labels_and_scores_every_page(monkeypatch):
     assert all(0.0 <= s.f1 <= 1.0 and not s.error for s in scores if s.dataset != "snips")
     snip = [s for s in scores if s.dataset == "snips" and s.system != "lxml-parse"]
     assert len(snip) == 4 and all(s.f1 is None and s.precision is None for s in snip)
+
+
+def test_kept_fold_models_are_used_again_only_for_the_same_folds(tmp_path, monkeypatch):
+    """``models_dir``: a second run on the same pages trains nothing and scores the same;
+    other pages (another fold assignment) train afresh."""
+    from scrapy_declutter.lab.evaluation import crossval
+
+    monkeypatch.setattr(crossval, "train", lambda corpus, rows: train(
+        corpus, rows, params={"max_iter": 5}))  # small models: this test is about the folder
+    text = _samples()
+    first = evaluate_cv(text, ["default"], k=3, progress=False, models_dir=tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "fold0.npz", "fold1.npz", "fold2.npz", "folds.json"]
+    builds = []
+    build = Corpus.build.__func__
+    monkeypatch.setattr(Corpus, "build", classmethod(
+        lambda cls, samples, **kw: builds.append(len(samples)) or build(cls, samples, **kw)))
+    again = evaluate_cv(text, ["default"], k=3, progress=False, models_dir=tmp_path, jobs=2)
+    assert builds == []
+    key = [(s.file_id, s.system, s.f1) for s in first]
+    assert [(s.file_id, s.system, s.f1) for s in again] == key
+    evaluate_cv(text[:-1], ["default"], k=3, progress=False, models_dir=tmp_path)
+    assert builds == [len(text) - 1]

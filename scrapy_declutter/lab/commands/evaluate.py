@@ -47,6 +47,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "grouped by (dataset, domain) across all the given sets, each page "
                         "scored by a model trained on the other folds; peers run in the same "
                         "loop (needs the train extra)")
+    p.add_argument("--cv-models", metavar="DIR",
+                   help="with --cv: keep the fold models in DIR and use them again when a "
+                        "later run has the same pages, folds and feature columns (for "
+                        "changes after the model: decision rules, peers)")
     p.add_argument("--metadata", action="store_true",
                    help="also score metadata where the ground truth has it: title exact match, "
                         "author token F1, publication date (same day), for ours and, when "
@@ -90,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
     if args.cv:
         from ..evaluation.crossval import evaluate_cv
 
-        scores = evaluate_cv(samples, names, args.cv, progress=not args.no_progress)
+        scores = evaluate_cv(samples, names, args.cv, progress=not args.no_progress,
+                             jobs=args.jobs, models_dir=args.cv_models)
     else:
         from ..evaluation.runner import run as run_eval
 

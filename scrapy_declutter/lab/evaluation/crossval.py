@@ -9,19 +9,34 @@ same pages in the same loop, so the speed ratios are those of the shipped
 extractor (the fold models have the same shape). Pages of snippet-only sets
 are trained on with weak labels (``training.labels.snippet_labels``) and
 scored by their snippets, out of fold like every other page.
+
+With ``models_dir`` the fold models are kept there and used again by a later
+run on the same pages and folds (``folds.json`` says which): training is
+most of a run's time, and a change after the model (a rule of ``decide``,
+a peer) is then measured in minutes. A change to blocks or features makes
+the kept models stale; the manifest catches a change of the feature
+columns, not of their values, so such a change needs a fresh folder.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sys
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from ...registry import DEFAULT
+from ...steps.learned.context import context_names
+from ...steps.learned.features import feature_names
 from ..dataset import Sample
 from ..training.learned import Corpus, domain_folds, train
-from .runner import PageScore, resolve_system, score_sample
+from .runner import PageScore, resolve_system, run
+
+#: The file in a models folder that says which pages, folds and feature columns its models are of.
+MANIFEST = "folds.json"
 
 #: Names whose model is swapped for the fold's one.
 LEARNED_NAMES = ("learned",)
@@ -47,31 +62,65 @@ def fold_spec(name: str, model_path: Path) -> str:
 
 
 def evaluate_cv(samples: Sequence[Sample], systems: Sequence[str], k: int = 5, *,
-                progress: bool = True) -> list[PageScore]:
-    """Score ``systems`` on ``samples``, the learned ones out-of-fold (K folds of domains)."""
+                progress: bool = True, jobs: int = 1,
+                models_dir: str | Path | None = None) -> list[PageScore]:
+    """Score ``systems`` on ``samples``, the learned ones out-of-fold (K folds of domains).
+
+    Pages are scored fold by fold (``jobs`` processes each) and returned in
+    the order of ``samples``; ``models_dir`` keeps the fold models (module docstring).
+    """
     for name in systems:
         if not uses_learned(name):
             resolve_system(name)  # unknown names fail before any training
     folds = domain_folds(samples, k)
-    with tempfile.TemporaryDirectory(prefix="declutter-cv-") as tmp:
-        corpus = Corpus.build(samples, progress=progress)
-        paths = []
+    with _fold_models(samples, folds, k, models_dir, progress) as paths:
+        by_page: dict[int, list[PageScore]] = {}
         for f in range(k):
+            rows = [i for i, g in enumerate(folds) if g == f]
+            specs = [fold_spec(n, paths[f]) if uses_learned(n) else n for n in systems]
+            names = dict(zip(specs, systems))
+            scores = run([samples[i] for i in rows], specs, jobs=jobs, progress=progress)
+            for s in scores:
+                if uses_learned(names.get(s.system, "")):
+                    s.system = f"{names[s.system]} (cv{k})"
+            per_page = len(scores) // max(1, len(rows))
+            for j, i in enumerate(rows):
+                by_page[i] = scores[j * per_page:(j + 1) * per_page]
+    return [s for i in range(len(samples)) for s in by_page[i]]
+
+
+def fold_manifest(samples: Sequence[Sample], folds: Sequence[int], k: int) -> dict:
+    """What a folder's fold models were trained for: the pages and their folds, the columns."""
+    pages = "\n".join(f"{s.dataset}/{s.file_id}:{f}" for s, f in zip(samples, folds))
+    columns = "\n".join(feature_names() + context_names())
+    return {"k": k, "pages": hashlib.sha256(pages.encode()).hexdigest(),
+            "columns": hashlib.sha256(columns.encode()).hexdigest()}
+
+
+@contextmanager
+def _fold_models(samples: Sequence[Sample], folds: Sequence[int], k: int,
+                 models_dir: str | Path | None, progress: bool) -> Iterator[list[Path]]:
+    """The K fold models' paths: kept ones reused when their manifest matches, else trained."""
+    with tempfile.TemporaryDirectory(prefix="declutter-cv-") as tmp:
+        folder = Path(models_dir) if models_dir else Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        paths = [folder / f"fold{f}.npz" for f in range(k)]
+        manifest = fold_manifest(samples, folds, k)
+        kept = folder / MANIFEST
+        if kept.is_file() and json.loads(kept.read_text()) == manifest and all(
+                p.is_file() for p in paths):
+            if progress:
+                print(f"  fold models of {folder} used again", file=sys.stderr)
+            yield paths
+            return
+        kept.unlink(missing_ok=True)
+        corpus = Corpus.build(samples, progress=progress)
+        for f, path in enumerate(paths):
             train_idx = [i for i, g in enumerate(folds) if g != f]
-            path = Path(tmp) / f"fold{f}.npz"
             train(corpus, train_idx).save(path)
-            paths.append(path)
             if progress:
                 print(f"  fold {f + 1}/{k}: model trained on {len(train_idx)} pages "
                       f"of other domains", file=sys.stderr)
         del corpus
-        scores: list[PageScore] = []
-        for i, (sample, fold) in enumerate(zip(samples, folds)):
-            specs = [fold_spec(n, paths[fold]) if uses_learned(n) else n for n in systems]
-            for s in score_sample(sample, specs):
-                if s.system in specs and uses_learned(systems[specs.index(s.system)]):
-                    s.system = f"{systems[specs.index(s.system)]} (cv{k})"
-                scores.append(s)
-            if progress and (i + 1) % 100 == 0:
-                print(f"  scored {i + 1}/{len(samples)} pages", file=sys.stderr)
-    return scores
+        kept.write_text(json.dumps(manifest))
+        yield paths
