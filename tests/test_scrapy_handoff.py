@@ -117,6 +117,37 @@ def test_the_output_is_forgotten_when_the_callback_raises():
     assert result_for(response) is None
 
 
+def test_a_consumed_response_and_its_tree_go_without_the_garbage_collector():
+    """Scrapy's response <-> selector cycle is broken once the output is consumed
+    (``spidermw.let_tree_go``), so reference counting frees the tree, and a later read
+    of the selector parses again."""
+    import asyncio
+    import gc
+    import weakref
+
+    mw = _spider_middleware()
+    response, _ = _analysed_response()
+
+    async def callback():
+        yield {"title": response.css("p::text").get()}
+
+    async def consume(output):
+        return [obj async for obj in output]
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        asyncio.run(consume(mw.process_spider_output(response, callback())))
+        assert response.css("p::text").get() == "x"  # read again: a fresh selector
+        selector, held = weakref.ref(response.selector), weakref.ref(response)
+        asyncio.run(consume(mw.process_spider_output(response, callback())))
+        del response
+        assert held() is None and selector() is None
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def test_a_request_copying_meta_shares_nothing_with_the_analysed_one():
     from scrapy_declutter import result_for
 

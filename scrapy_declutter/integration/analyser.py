@@ -21,6 +21,7 @@ from ..page import Page
 from ..result import Result
 from ..sitekey import site_key_function
 from ..sniff import redecoded
+from .allocator import TRIM_EVERY, Trimmer, malloc_trim
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -37,11 +38,15 @@ class Analyser:
     One core object per (extractor, site learning, content selector)
     combination a crawl actually uses, all sharing one store connection. A
     ``site_key`` option (``DECLUTTER_SITE_KEY``, per request) names the page's site
-before the core sees it.
+before the core sees it. With ``trim`` (``DECLUTTER_TRIM_MEMORY``) it gives the
+memory the C allocator keeps back to the OS every ``allocator.TRIM_EVERY``
+pages it analyses, on the thread that analyses them.
     """
 
-    def __init__(self, store: str | None, log: Any = None, max_held: int | None = None) -> None:
+    def __init__(self, store: str | None, log: Any = None, max_held: int | None = None,
+                 trim: bool = False) -> None:
         self.store_uri = store
+        self.trimmer = Trimmer(TRIM_EVERY, malloc_trim() if trim else None)
         #: Pages held in site warm-ups at most (None: the core's bound); a worker process
         #: (``worker``) gets its share of the bound.
         self.max_held = max_held
@@ -96,6 +101,7 @@ before the core sees it.
 
             return [Released(key, result_of(page, options.extractor))]
         with self._lock:
+            self.trimmer.page()
             return self.core(options).submit_page(page, key=key,
                                                    keep_tree=bool(options.metadata_fields))
 
@@ -114,6 +120,7 @@ before the core sees it.
         if page.reason and not page.blocks:  # passed through: nothing to learn from
             return result_of(page, options.extractor)
         with self._lock:
+            self.trimmer.page()
             return self.core(options).extract_page(page)
 
     def core(self, options: DeclutterOptions) -> Any:

@@ -152,6 +152,7 @@ class DeclutterOptions:
     max_size: int = option(DEFAULT_MAX_SIZE, size)
     threads: bool = option(True, boolean, per_request=False)
     processes: int = option(DEFAULT_PROCESSES, processes, per_request=False)
+    trim_memory: bool = option(True, boolean, per_request=False)
     inspect_dir: str | None = option(None, optional_text, per_request=False)
     inspect_sample: float = option(DEFAULT_INSPECT_SAMPLE, rate, per_request=False)
 

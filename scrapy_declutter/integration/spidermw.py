@@ -10,7 +10,8 @@ raised, the output is forgotten. While the response's page waits in its
 site's warm-up, its items are held in its Ticket instead, and sent on when
 the warm-up ends (``holding``); its requests go on at once. Items that carry raw HTML in
 ``DECLUTTER_HTML_FIELD`` are left to DeclutterPipeline, which analyses that
-HTML instead.
+HTML instead. Once the output is consumed, the response's parsed tree is let
+go with the response (``let_tree_go``).
 """
 
 from __future__ import annotations
@@ -60,7 +61,27 @@ class DeclutterSpiderMiddleware(CrawlComponent):
                 yield obj
         finally:
             handoff.discard(response)
+            let_tree_go(response)
 
     def process_spider_exception(self, response: Response, exception: Exception) -> None:
         """The callback raised: its response's output is no longer needed."""
         handoff.discard(response)
+
+
+def let_tree_go(response: Response | None) -> None:
+    """Drop the selector a response caches, so its parsed tree is freed with the response.
+
+    ``TextResponse.selector`` keeps its Selector on the response, and the
+    Selector keeps the response: a reference cycle (scrapy/scrapy#2977), so
+    the page's libxml2 tree, 1-5 MB that the garbage collector does not
+    count, waits for a full collection. In a 2,000-site crawl every full
+    collection found some 50-80 such responses and nothing else of size,
+    and freed 100-300 MB of trees at once (the C allocator's bytes in use
+    fell from 450 MB to 150 MB): the crawl's peak was set by those trees,
+    not by what the plugin keeps. Once the callback's output is consumed
+    nothing of Scrapy's reads the selector again; a spider that keeps the
+    response and reads it later gets a fresh selector (Scrapy parses again).
+    Scrapy's own attribute: if it goes, this does nothing.
+    """
+    if getattr(response, "_cached_selector", None) is not None:
+        response._cached_selector = None  # type: ignore[union-attr]

@@ -70,7 +70,7 @@ class CrawlState:
             store = self._checked_store(self.options)
         except SettingsError as e:
             self.options, store, self.setup_error = DeclutterOptions(), None, str(e)
-        self.analyser = Analyser(store, self.log)
+        self.analyser = Analyser(store, self.log, trim=self.options.trim_memory)
         self.held = HeldItems(crawler, self.writer)
         #: Where analyses run with DECLUTTER_THREADS (``offload``: one thread, not a pool).
         self.thread = analysis_thread()

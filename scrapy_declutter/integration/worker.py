@@ -100,14 +100,16 @@ class _Catch(logging.Handler):
 class _Worker:
     """The state of this worker process: its analyser, report sampler and log catcher."""
 
-    def __init__(self, store: str | None, max_held: int, inspector: ReportSampler | None) -> None:
+    def __init__(self, store: str | None, max_held: int, inspector: ReportSampler | None,
+                 trim: bool) -> None:
         self.catch = _Catch()
         for name in (_PACKAGE, _CRAWL_LOG):
             log = logging.getLogger(name)
             log.setLevel(logging.INFO)
             log.propagate = False
             log.addHandler(self.catch)
-        self.analyser = Analyser(store, logging.getLogger(_CRAWL_LOG), max_held=max_held)
+        self.analyser = Analyser(store, logging.getLogger(_CRAWL_LOG), max_held=max_held,
+                                 trim=trim)
         self.inspector = inspector
 
     def answer(self, released: list[Released]) -> Answer:
@@ -146,7 +148,7 @@ def start(store: str | None, max_held: int, inspect_dir: str | None, inspect_sam
     from ..report.files import ReportSampler
 
     inspector = ReportSampler(inspect_dir, inspect_sample) if inspect_dir else None
-    _WORKER = _Worker(store, max_held, inspector)
+    _WORKER = _Worker(store, max_held, inspector, options.trim_memory)
     _WORKER.analyser.core(options)
     return os.getpid(), _WORKER.catch.take()
 
