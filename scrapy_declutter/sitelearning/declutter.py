@@ -211,12 +211,10 @@ class Declutter:
         its n-gram tables, which a site loaded without them (``_load``) is loaded again for."""
         state = self._state(site)
         if state is not None and not state.model.ngrams and self.writes is not None:
-            self._enqueue(state)
-            self.writes.before_load(site)  # its increments land, then the whole model is read
-            try:
-                state.model = self.store.load(site) or SiteModel(site=site)
-            except StoreUnavailableError as exc:
-                self.writes.went_down(exc)
+            self._enqueue(state)  # its increments land, then the whole model is read
+            answered, model = self._read(site, whole=True)
+            if answered:
+                state.model = model or SiteModel(site=site)
             self._measure(state)
         return state.model if state else None
 
@@ -258,19 +256,29 @@ class Declutter:
         writes = self.writes  # None exactly when there is no store
         if writes is None or not writes.available():
             return None
-        writes.before_load(site)  # back before its increments were written: they land first
-        try:
-            model = self._load(site)
-        except StoreUnavailableError as exc:
-            writes.went_down(exc)
+        answered, model = self._read(site)
+        if not answered:
             return None
-        writes.answered()
         state = _SiteState(model or SiteModel(site=site),
                            None if model is None else SiteModel(site=site))
         self._sites[site] = state
         self._measure(state)
         self._evict()
         return state
+
+    def _read(self, site: str, *, whole: bool = False) -> tuple[bool, SiteModel | None]:
+        """(whether the store answered, the site's stored model: ``_load``'s, or with its
+        tables when ``whole``), read once the site's queued increments have landed."""
+        writes = self.writes
+        assert writes is not None  # a store's reads go through its writer
+        writes.before_load(site)  # back before its increments were written: they land first
+        try:
+            model = self.store.load(site) if whole else self._load(site)
+        except StoreUnavailableError as exc:
+            writes.went_down(exc)
+            return False, None
+        writes.answered()
+        return True, model
 
     def _load(self, site: str) -> SiteModel | None:
         """A site's stored model; without its n-gram tables when no page's labels read them.

@@ -221,6 +221,13 @@ class NGramLM:
 
 
 _NO_TABLE: Table = (np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64))  # tables=False
+
+
+def _table(category: str, arrays: Mapping[str, np.ndarray] | None, tables: bool) -> Table | None:
+    """A category's table for ``NGramLM.from_data``: the data's own (None), the arrays', or none."""
+    if not tables:
+        return _NO_TABLE
+    return None if arrays is None else (arrays[f"{category}_keys"], arrays[f"{category}_counts"])
 #: Per category: its texts' n-grams, counted (``counts.counted``), and how many texts.
 Prepared = dict[str, tuple[np.ndarray, np.ndarray, int]]
 
@@ -395,9 +402,7 @@ class NGramClassifier:
                                    f"up to {FORMAT_VERSION}")
         try:
             clf = cls(order=int(data["order"]))
-            clf.lms = {c: NGramLM.from_data(data["lms"][c], _NO_TABLE if not tables else
-                                            None if arrays is None else
-                                            (arrays[f"{c}_keys"], arrays[f"{c}_counts"]))
+            clf.lms = {c: NGramLM.from_data(data["lms"][c], _table(c, arrays, tables))
                        for c in CATEGORIES}
             clf.examples = {c: int(data["examples"][c]) for c in CATEGORIES}
         except (KeyError, TypeError, ValueError) as exc:

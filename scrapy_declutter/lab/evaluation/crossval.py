@@ -24,7 +24,7 @@ import hashlib
 import json
 import sys
 import tempfile
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -73,20 +73,19 @@ def evaluate_cv(samples: Sequence[Sample], systems: Sequence[str], k: int = 5, *
         if not uses_learned(name):
             resolve_system(name)  # unknown names fail before any training
     folds = domain_folds(samples, k)
+    scores: list[PageScore] = []
     with _fold_models(samples, folds, k, models_dir, progress) as paths:
-        by_page: dict[int, list[PageScore]] = {}
         for f in range(k):
-            rows = [i for i, g in enumerate(folds) if g == f]
             specs = [fold_spec(n, paths[f]) if uses_learned(n) else n for n in systems]
             names = dict(zip(specs, systems))
-            scores = run([samples[i] for i in rows], specs, jobs=jobs, progress=progress)
-            for s in scores:
+            fold = run([s for s, g in zip(samples, folds) if g == f], specs, jobs=jobs,
+                       progress=progress)
+            for s in fold:
                 if uses_learned(names.get(s.system, "")):
                     s.system = f"{names[s.system]} (cv{k})"
-            per_page = len(scores) // max(1, len(rows))
-            for j, i in enumerate(rows):
-                by_page[i] = scores[j * per_page:(j + 1) * per_page]
-    return [s for i in range(len(samples)) for s in by_page[i]]
+            scores += fold
+    position = {(s.dataset, s.file_id): i for i, s in enumerate(samples)}
+    return sorted(scores, key=lambda s: position[s.dataset, s.file_id])  # stable: systems keep order
 
 
 def fold_manifest(samples: Sequence[Sample], folds: Sequence[int], k: int) -> dict:
@@ -101,8 +100,10 @@ def fold_manifest(samples: Sequence[Sample], folds: Sequence[int], k: int) -> di
 def _fold_models(samples: Sequence[Sample], folds: Sequence[int], k: int,
                  models_dir: str | Path | None, progress: bool) -> Iterator[list[Path]]:
     """The K fold models' paths: kept ones reused when their manifest matches, else trained."""
-    with tempfile.TemporaryDirectory(prefix="declutter-cv-") as tmp:
-        folder = Path(models_dir) if models_dir else Path(tmp)
+    kept_dir = nullcontext(models_dir) if models_dir else tempfile.TemporaryDirectory(
+        prefix="declutter-cv-")
+    with kept_dir as where:
+        folder = Path(where)
         folder.mkdir(parents=True, exist_ok=True)
         paths = [folder / f"fold{f}.npz" for f in range(k)]
         manifest = fold_manifest(samples, folds, k)
