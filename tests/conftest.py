@@ -13,6 +13,9 @@ import pytest
 SAMPLE_DATA = Path(__file__).parent / "sample_data"
 WCXB_SAMPLES = SAMPLE_DATA / "wcxb"
 #: The full WCXB dev split, present in CI and developer checkouts, absent in a user's clone.
+#: The example project's page with no main text: the FAQ's table of contents, whose links all
+#: score under 0.25. The default gives it no text (``decide.MIN_CHARS``), not a line of chrome.
+NO_MAIN_TEXT = "/docs.python.org/3.11/faq/index.html"
 SHARED_WCXB = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "wcxb-dev"
 
 

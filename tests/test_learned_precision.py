@@ -283,11 +283,12 @@ def test_a_collapsed_page_is_cut_again_where_its_probabilities_expect_the_conten
     def labels(extractor: str) -> list[bool]:
         return [b.is_content for b in extract(html, url, extractor=extractor).blocks]
 
-    # The per-type cut as it is (adapt=0): the page's own cut is tested on its own.
+    # The per-type cut as it is (adapt=0): the page's own cut is tested on its own, and so is
+    # the fallback (min_chars=0: the sliver alone is too short to be kept as a main text).
     assert labels("learned(fallback=true, adapt=0)") == kept.tolist()
-    assert labels("learned(fallback=false, adapt=0)") == plain.tolist()
+    assert labels("learned(fallback=false, adapt=0, min_chars=0)") == plain.tolist()
     # One cut asked for is one cut given: no fallback.
-    assert labels(f"learned(threshold={cut}, fallback=true)") == plain.tolist()
+    assert labels(f"learned(threshold={cut}, fallback=true, min_chars=0)") == plain.tolist()
     # The favour still moves the output one way.
     size = {f: len(extract(html, url, extractor=f'default(favor="{f}", fallback=true)').text.split())
             for f in FAVORS}
@@ -304,6 +305,35 @@ def test_a_page_of_a_few_words_keeps_them_all():
     longer = Page.from_html(
         b"<html><body><p>abc</p><p>" + PARAGRAPH.encode() + b"</p></body></html>", "http://t.test/")
     assert decide(longer.blocks, np.array([0.2, 0.9]), threshold=0.5).tolist() == [False, True]
+
+
+def test_a_page_that_keeps_a_few_words_keeps_none():
+    from scrapy_declutter.steps.learned.decide import MIN_CHARS, SMALL_PAGE
+
+    # A script-rendered shop: the chrome is all the HTML holds, and one short line passes.
+    html = ("<html><body><p>I'm shopping for...</p><ul>"
+            + "".join(f"<li><a href='/c/{k}'>category number {k} of the shop</a></li>" for k in range(20))
+            + "</ul></body></html>").encode()
+    page = Page.from_html(html, "http://shop.test/")
+    probs = np.array([0.6] + [0.1] * (len(page.blocks) - 1))
+    assert len(page.blocks[0].text) < MIN_CHARS and sum(b.words for b in page.blocks) >= SMALL_PAGE
+    assert not decide(page.blocks, probs, threshold=0.5, min_chars=MIN_CHARS).any()
+    assert decide(page.blocks, probs, threshold=0.5).tolist() == [True] + [False] * (len(probs) - 1)
+    # A main text of MIN_CHARS characters or more is kept as it was.
+    article = Page.from_html(b"<html><body><p>" + PARAGRAPH.encode() + b"</p><p>menu</p></body></html>",
+                             "http://t.test/a")
+    assert decide(article.blocks, np.array([0.9, 0.1]), threshold=0.5,
+                  min_chars=MIN_CHARS).tolist() == [True, False]
+    # A page under SMALL_PAGE words has no room for chrome: it keeps everything.
+    tiny = Page.from_html(b"<html><body><p>abc</p><p>def</p></body></html>", "http://t.test/")
+    assert decide(tiny.blocks, np.array([0.9, 0.1]), threshold=0.5, min_chars=MIN_CHARS).all()
+
+
+def test_the_learned_step_passes_min_chars_on():
+    html = ("<html><body><h1>Budget</h1><p>" + PARAGRAPH + "</p><p>" + PARAGRAPH + "</p></body></html>")
+    assert extract(html, "http://t.test/a").text
+    assert extract(html, "http://t.test/a", extractor="learned(min_chars=0)").text
+    assert extract(html, "http://t.test/a", extractor="learned(min_chars=100000)").text == ""
 
 
 def test_a_product_page_leaves_out_its_review_boxes():

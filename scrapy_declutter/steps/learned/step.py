@@ -57,7 +57,9 @@ class LearnedClassifier(Step):
     the page types of ``decide.FALLBACK_TYPES`` (all but articles), and never with a
     ``threshold``: one cut, as asked. ``adapt`` is how far the cut moves towards
     the page's own split (``decide.page_cut``; ``decide.ADAPT`` by default, 0 for
-    the per-type cut alone); with a ``threshold`` it does not move.
+    the per-type cut alone); with a ``threshold`` it does not move. ``min_chars``: a page
+    (of ``decide.SMALL_PAGE`` words or more) that keeps fewer characters than this keeps
+    none, as it has no main text (``decide.MIN_CHARS`` by default, 0 never).
     """
 
     name = "learned"
@@ -73,6 +75,7 @@ class LearnedClassifier(Step):
         heading_floor: float | None = None,
         fallback: bool | None = None,
         adapt: float | None = None,
+        min_chars: float | None = None,
     ) -> None:
         from .model import FAVORS
 
@@ -87,6 +90,7 @@ class LearnedClassifier(Step):
         self.heading_floor = heading_floor
         self.fallback = fallback
         self.adapt = adapt
+        self.min_chars = min_chars
 
     def _model(self) -> "BlockModel":
         return _checked_model(self.model)
@@ -124,6 +128,7 @@ class LearnedClassifier(Step):
             smoothing=self._param(model, "smoothing", d.SMOOTHING),
             heading_floor=self._param(model, "heading_floor", d.HEADING_FLOOR),
             fallback=fallback, page_type=page_type, adapt=adapt, favor_offset=offset,
+            min_chars=self._param(model, "min_chars", d.MIN_CHARS),
         )
         # Python bools and floats (``tolist``): one conversion per page, not one per block.
         labels = [CONTENT if k else BOILERPLATE for k in keep.tolist()]
