@@ -248,3 +248,33 @@ def under_paths(list blocks, tuple prefixes):
                 o[i] = 1.0
                 break
     return out
+
+
+def subtree_sums(const unsigned long long[:, ::1] ids, const double[:, ::1] values):
+    """``region.python_subtree_sums`` in C: (levels x (values + 1) x blocks), the sums of each
+    row of ``values`` over each block's subtree at each level (``subtree_spans``), then the
+    subtree's blocks. The prefix sums are NumPy's ``cumsum``, left to right from the first
+    value, and each sum the difference of two of them, so every value is the reference's."""
+    cdef Py_ssize_t levels = ids.shape[0], n = ids.shape[1], k = values.shape[0]
+    cdef Py_ssize_t v, i, level, a, b
+    if values.shape[1] != n:
+        raise ValueError("one value per block in each row")
+    lo, hi = subtree_spans(ids)
+    prefix = np.empty((k, n + 1), dtype=np.float64)
+    out = np.empty((levels, k + 1, n), dtype=np.float64)
+    cdef double[:, ::1] P = prefix
+    cdef double[:, :, ::1] o = out
+    cdef Py_ssize_t[:, ::1] lo_v = lo, hi_v = hi
+    for v in range(k):
+        P[v, 0] = 0.0
+        if n:
+            P[v, 1] = values[v, 0]
+        for i in range(1, n):
+            P[v, i + 1] = P[v, i] + values[v, i]
+    for level in range(levels):
+        for i in range(n):
+            a, b = lo_v[level, i], hi_v[level, i]
+            for v in range(k):
+                o[level, v, i] = P[v, b] - P[v, a]
+            o[level, k, i] = <double>(b - a)
+    return out
