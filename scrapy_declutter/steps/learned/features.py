@@ -28,7 +28,9 @@ every row also holds:
 Each column is gathered over all the blocks at once (one comprehension or
 C call per column, the text searches once per page in ``text``), then
 neighbour and group features are array operations: a loop computing every
-column block by block cost three times as much.
+column block by block cost three times as much. The columns are written in
+place into one (blocks × features) array, several per NumPy call, rather than
+kept by name and stacked: that glue was a hundred NumPy calls a page.
 """
 
 from __future__ import annotations
@@ -38,13 +40,13 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Mapping, NamedTuple
 
 import numpy as np
-from lxml import etree
 
 from ...blocks import Ancestor, name_tokens, subtree_prefixes
 from ...segment import in_reference_walk
 from .columns import block_columns, under_paths
 from .comments import COMMENT_WORDS, PAGE_TAGS, name_comments
-from .pagetype import PAGE_TYPES, TreeScan
+from .containers import CONTENT_CONTAINERS, container_paths
+from .pagetype import PAGE_TYPES
 from .region import REGION_NAMES, prose_words, region_columns, subtree_sums
 from .text import text_columns
 
@@ -71,16 +73,10 @@ TAG_GROUPS = (
     ("section", "article", "main"), ("header", "footer", "nav", "aside"),
 )  # fmt: skip
 _TAG_GROUP = {tag: i for i, group in enumerate(TAG_GROUPS) for tag in group}
-#: Containers that mark the main content when a page has them, matched by XPath prefix.
-CONTENT_CONTAINERS = ("in_article", "in_main", "in_article_body", "in_chrome_role")
 #: Levels above the block element whose subtree's text is summarised.
 GROUP_LEVELS = (1, 2, 3)
 #: Neighbour offsets whose features are copied into the row.
 OFFSETS = (-2, -1, 1, 2)
-CHROME_ROLES = frozenset("navigation banner contentinfo complementary menu menubar search".split())
-BODY_PROPS = frozenset("articleBody text description reviewBody".split())
-#: At most this many containers of one kind are looked at (pages with 500 <article> teasers).
-MAX_CONTAINERS = 50
 #: Id/class names and combinations whose odds a shared memo keeps (a few MB at most).
 ODDS_MEMO_MAX = 20_000
 _UNSEEN = object()
@@ -133,36 +129,6 @@ def feature_names() -> list[str]:
     names += PAGE_NAMES
     names += TYPE_NAMES
     return names
-
-
-#: Elements with a ``role`` or ``itemprop``, in document order. Selecting the attributes
-#: and stepping up is twice as fast in libxml2 as testing ``[@role or @itemprop]`` on
-#: every element.
-_ROLE_OR_ITEMPROP = etree.XPath("//@role/.. | //@itemprop/..")
-
-
-def container_paths(page: "Page", scan: TreeScan | None = None) -> dict[str, tuple[str, ...]]:
-    """XPaths of the page's content and chrome containers (one attribute scan, one tag scan,
-    or ``scan`` when the caller made one for ``PageFacts`` too)."""
-    tree = page.root.getroottree()
-    found: dict[str, list] = {name: [] for name in CONTENT_CONTAINERS}
-    try:
-        for el in scan.boxes if scan else page.root.iter("article", "main"):
-            tag = el.tag
-            if tag == "article" or tag == "main":
-                found["in_article" if tag == "article" else "in_main"].append(el)
-        for el in scan.marked if scan else _ROLE_OR_ITEMPROP(page.root):
-            role, prop = el.get("role"), el.get("itemprop")
-            if role == "main":
-                found["in_main"].append(el)
-            elif role in CHROME_ROLES:
-                found["in_chrome_role"].append(el)
-            if prop in BODY_PROPS:
-                found["in_article_body"].append(el)
-    except Exception:  # noqa: BLE001 - a malformed tree must not stop extraction
-        pass
-    return {name: tuple(tree.getpath(el) for el in els[:MAX_CONTAINERS])
-            for name, els in found.items()}
 
 
 def _own_odds(a: Ancestor, odds: Mapping[str, float], memo: dict) -> tuple[tuple | None, bool]:

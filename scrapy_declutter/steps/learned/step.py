@@ -156,7 +156,8 @@ def score_page(model: "BlockModel", page: "Page", *, facts: "PageFacts | None" =
     given (training computes them once, before it drops the tree).
     """
     from .context import context_features
-    from .features import container_paths, page_features
+    from .containers import container_paths
+    from .features import page_features
     from .pagetype import PageFacts, page_vector, tree_scan
 
     scan = None
