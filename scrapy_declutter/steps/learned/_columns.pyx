@@ -7,7 +7,9 @@ straight into preallocated arrays: numbers converted to double as NumPy
 converts them, the XPath's ``/`` counted in C, ancestor identities taken as
 ``id`` gives them (the object's address). A test holds the arrays equal to
 the reference's on every bundled page. ``set_labels`` writes the step's labels
-back the same way, at the slots (``columns.set_labels``).
+back the same way, at the slots (``columns.set_labels``). ``region`` takes its
+subtree sums (``subtree_sums``) and the widening of the content region over the
+blocks' XPaths (``widen``) from here too; its NumPy and Python code is their reference.
 """
 
 import numpy as np
@@ -278,3 +280,25 @@ def subtree_sums(const unsigned long long[:, ::1] ids, const double[:, ::1] valu
                 o[level, v, i] = P[v, b] - P[v, a]
             o[level, k, i] = <double>(b - a)
     return out
+
+
+def widen(list blocks, Py_ssize_t lo, Py_ssize_t hi, str path):
+    """``region._region``'s widening of the span of blocks ``lo`` to ``hi`` to the blocks
+    around it whose XPath is ``path`` or runs below it (``region._inside``), compared where
+    each XPath lies: (lo, hi) widened."""
+    cdef Py_ssize_t n = len(blocks), m = len(path)
+    cdef object cls = type(blocks[0]) if n else None
+    cdef Py_ssize_t at = slot_offset(cls, "xpath") if n else -1
+    while lo > 0 and _under(blocks[lo - 1], cls, at, path, m):
+        lo -= 1
+    while hi < n - 1 and _under(blocks[hi + 1], cls, at, path, m):
+        hi += 1
+    return lo, hi
+
+
+cdef inline bint _under(object b, object cls, Py_ssize_t at, str path, Py_ssize_t m) except -1:
+    """Whether the block's XPath is ``path`` (``m`` characters) or starts with it and a ``/``."""
+    cdef str xpath = field_of(b, at if type(b) is cls else -1, "xpath")
+    if len(xpath) < m or not xpath.startswith(path):
+        return False
+    return len(xpath) == m or xpath[m] == "/"

@@ -257,7 +257,10 @@ def _later_copies(blocks: Sequence[Block], keep: np.ndarray,
     # ``str.lower`` writes every character as one but U+0130, which it writes as two: texts
     # whose lengths so counted differ never fold to the same text, and most pages keep no
     # two of one length, so their kept text (an article's paragraphs) is never folded.
-    sizes = [len(t) + t.count("\u0130") for t in (blocks[i].text for i in rows)]
+    texts = [blocks[i].text for i in rows]
+    sizes = list(map(len, texts))
+    if "\u0130" in "".join(texts):  # rare: count it twice, as lower() writes it
+        sizes = [len(t) + t.count("\u0130") for t in texts]
     if len(set(sizes)) == len(sizes):
         return []
     counts = Counter(sizes)

@@ -110,14 +110,18 @@ def _region(blocks: Sequence[Block], cum: np.ndarray, total: float):
     steps = blocks[m].xpath.split("/")
     lo = hi = m
     region = wide = None
+    compiled = _columns is not None and not in_reference_walk() and isinstance(blocks, list)
     # From the block's own element up to the root: spans only widen.
     for keep in range(len(steps), 1, -1):
         path = "/".join(steps[:keep])
         probe = path + "/"
-        while lo > 0 and _inside(blocks[lo - 1].xpath, path, probe):
-            lo -= 1
-        while hi < n - 1 and _inside(blocks[hi + 1].xpath, path, probe):
-            hi += 1
+        if compiled:
+            lo, hi = _columns.widen(blocks, lo, hi, path)
+        else:  # the reference of the compiled ``_columns.widen``
+            while lo > 0 and _inside(blocks[lo - 1].xpath, path, probe):
+                lo -= 1
+            while hi < n - 1 and _inside(blocks[hi + 1].xpath, path, probe):
+                hi += 1
         mass = cum[hi] - (cum[lo - 1] if lo else 0.0)
         if region is None and mass >= REGION_SHARE * total:
             region = ((lo, hi), keep - 1)
