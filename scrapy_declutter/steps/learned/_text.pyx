@@ -14,7 +14,7 @@ import numpy as np
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 
-from scrapy_declutter._chars cimport alnum, word
+from scrapy_declutter._chars cimport alnum, fnv, word
 from scrapy_declutter._slots cimport field_of, slot_offset
 
 cdef extern from "Python.h":
@@ -27,15 +27,6 @@ cdef extern from "Python.h":
 #: The columns ``char_columns`` returns, in order.
 COLUMNS = ("punct_end", "capital_start", "digits", "head_chars", "cjk", "markup_text",
            "title_share", "title_cover")
-
-
-cdef inline uint64_t _fnv(int kind, const void* data, Py_ssize_t i, Py_ssize_t j) noexcept:
-    """FNV-1a of the code points ``i`` to ``j`` of a string's data."""
-    cdef uint64_t h = 14695981039346656037ULL
-    while i < j:
-        h = (h ^ <uint64_t>PyUnicode_READ(kind, data, i)) * 1099511628211ULL
-        i += 1
-    return h
 
 
 cdef class _Tokens:
@@ -137,7 +128,7 @@ def char_columns(list texts, list low, const double[::1] words, double title_max
     cdef list tokens = [tok for tok in title_tokens]
     cdef _Tokens title_words = _Tokens(len(tokens))
     for tok in tokens:
-        title_words.add(_fnv(PyUnicode_KIND(tok), PyUnicode_DATA(tok), 0, len(tok)),
+        title_words.add(fnv(PyUnicode_KIND(tok), PyUnicode_DATA(tok), 0, len(tok)),
                         PyUnicode_KIND(tok), PyUnicode_DATA(tok), 0, len(tok))
     out = np.zeros((n, len(COLUMNS)), dtype=np.float64)
     cdef double[:, ::1] o = out
@@ -194,7 +185,7 @@ def char_columns(list texts, list low, const double[::1] words, double title_max
                 start = j
                 while j < m and word(PyUnicode_READ(kind, data, j)):
                     j += 1
-                h = _fnv(kind, data, start, j)
+                h = fnv(kind, data, start, j)
                 if block_words.add(h, kind, data, start, j) and title_words.has(h, kind, data, start, j):
                     common += 1
             else:
