@@ -1,12 +1,16 @@
 # cython: language_level=3
-"""Character classes the compiled parts share, by the rules Python's ``str`` and ``re`` use.
+"""Character classes the compiled parts share, by the rules Python's ``str`` and ``re`` use,
+and the hash their tables of words key code points by.
 
 A ``.pxd`` of inline functions, compiled into each module that cimports it
 (``_language``, ``steps.learned._text``): no module of its own to build.
 """
 
+from libc.stdint cimport uint64_t
+
 cdef extern from "Python.h":
     bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
+    Py_UCS4 PyUnicode_READ(int kind, const void* data, Py_ssize_t index) nogil
 
 
 cdef inline bint alnum(Py_UCS4 c) noexcept:
@@ -20,3 +24,13 @@ cdef inline bint alnum(Py_UCS4 c) noexcept:
 cdef inline bint word(Py_UCS4 c) noexcept:
     """Whether ``re``'s ``\\w`` matches the character: "_" or alphanumeric."""
     return c == 95 or alnum(c)
+
+
+cdef inline uint64_t fnv(int kind, const void* data, Py_ssize_t i, Py_ssize_t j) noexcept:
+    """FNV-1a of the code points ``i`` to ``j`` of a string's data (``PyUnicode_KIND``,
+    ``PyUnicode_DATA``): the key of ``_language``'s stop-word table and ``_text``'s words."""
+    cdef uint64_t h = 14695981039346656037ULL
+    while i < j:
+        h = (h ^ <uint64_t>PyUnicode_READ(kind, data, i)) * 1099511628211ULL
+        i += 1
+    return h

@@ -28,7 +28,7 @@ block cost a third as much as the counting.
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 
-from scrapy_declutter._chars cimport alnum, word
+from scrapy_declutter._chars cimport alnum, fnv, word
 from scrapy_declutter._slots cimport field_of, slot_offset, write_slot
 
 cdef extern from "Python.h":
@@ -36,15 +36,6 @@ cdef extern from "Python.h":
     int PyUnicode_KIND(object text)
     const void* PyUnicode_DATA(object text)
     Py_UCS4 PyUnicode_READ(int kind, const void* data, Py_ssize_t index) nogil
-
-
-cdef inline uint64_t _fnv(int kind, const void* data, Py_ssize_t i, Py_ssize_t j) noexcept:
-    """FNV-1a of the code points ``i`` to ``j`` of a string's data."""
-    cdef uint64_t h = 14695981039346656037ULL
-    while i < j:
-        h = (h ^ <uint64_t>PyUnicode_READ(kind, data, i)) * 1099511628211ULL
-        i += 1
-    return h
 
 
 cdef class _StopTable:
@@ -80,7 +71,7 @@ cdef class _StopTable:
             self.start[slot] = -1
         for w in words:
             m = len(w)
-            h = _fnv(PyUnicode_KIND(w), PyUnicode_DATA(w), 0, m)
+            h = fnv(PyUnicode_KIND(w), PyUnicode_DATA(w), 0, m)
             slot = <Py_ssize_t>(h & <uint64_t>self.mask)
             while self.start[slot] >= 0:
                 slot = (slot + 1) & self.mask
@@ -96,7 +87,7 @@ cdef class _StopTable:
         free(self.hashes)
 
     cdef bint has(self, int kind, const void* data, Py_ssize_t i, Py_ssize_t j) noexcept:
-        cdef uint64_t h = _fnv(kind, data, i, j)
+        cdef uint64_t h = fnv(kind, data, i, j)
         cdef Py_ssize_t slot = <Py_ssize_t>(h & <uint64_t>self.mask), k, m = j - i
         cdef const Py_UCS4* w
         while self.start[slot] >= 0:

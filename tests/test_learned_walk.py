@@ -338,3 +338,33 @@ def test_compiled_under_paths_equal_the_reference(file_id):
 
 def test_the_in_comment_column_the_step_reads_is_named_so():
     assert features.feature_names()[features.IN_COMMENT] == "in_comment"
+
+
+@pytest.mark.skipif(columns._compiled is None, reason="the compiled block columns were not built")
+@pytest.mark.parametrize("file_id", BUNDLED)
+def test_compiled_subtree_sums_and_region_widening_equal_the_references(file_id):
+    """``_columns.subtree_sums`` (prefix sums in C) against ``region.python_subtree_sums``
+    (NumPy ``cumsum``), bit for bit, and ``_columns.widen`` against the loops of
+    ``region._region`` it replaces, from every block and every step of its XPath."""
+    from scrapy_declutter.steps.learned import region
+    from scrapy_declutter.steps.learned.context import LEVELS
+
+    html, truth = wcxb_page(file_id)
+    blocks = Page.from_html(html, truth.get("url")).blocks
+    ids = columns.level_ids([b.ancestors for b in blocks], LEVELS)
+    rng = np.random.default_rng(3)
+    values = np.vstack([rng.random(len(blocks)), rng.integers(0, 50, len(blocks)),
+                        np.zeros(len(blocks)), -rng.random(len(blocks))])
+    got = columns._compiled.subtree_sums(ids, values)
+    assert got.shape == (len(LEVELS), 5, len(blocks)) and (got[:, -1] > 1).any()
+    assert got.tobytes() == region.python_subtree_sums(ids, values).tobytes()
+    for m in range(0, len(blocks), 7):
+        steps = blocks[m].xpath.split("/")
+        for keep in range(len(steps), 1, -1):
+            path = "/".join(steps[:keep])
+            lo = hi = m
+            while lo > 0 and region._inside(blocks[lo - 1].xpath, path, path + "/"):
+                lo -= 1
+            while hi < len(blocks) - 1 and region._inside(blocks[hi + 1].xpath, path, path + "/"):
+                hi += 1
+            assert columns._compiled.widen(blocks, m, m, path) == (lo, hi)

@@ -40,9 +40,10 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from ...blocks import class_tokens
+from ...steps.learned.containers import container_paths
 from ...steps.learned.context import context_features, context_names
 from ...steps.learned.decide import decide
-from ...steps.learned.features import container_paths, feature_names, page_features
+from ...steps.learned.features import feature_names, page_features
 from ...steps.learned.model import BlockModel, softmax_probabilities
 from ...steps.learned.pagetype import PAGE_TYPES, PageFacts, page_vector, vector_names
 from ...steps.learned.step import PageScores, score_page

@@ -2,7 +2,8 @@
 
 - ``step``: the ``LearnedClassifier`` step and the ``learned`` extractor's chain.
 - ``features``: the feature matrix of a page's blocks, one named column each
-  (``text``: the columns read from the blocks' text).
+  (``text``: the columns read from the blocks' text; ``containers``: the content and
+  chrome elements whose blocks the ``in_*`` columns mark).
 - ``model``: the tree ensemble evaluated with NumPy and its ``.npz`` model file.
 - ``decide``: page-level rules that turn block probabilities into labels
   (``leftout``: the kept text the markup says is not the page's).

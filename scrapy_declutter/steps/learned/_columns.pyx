@@ -7,7 +7,9 @@ straight into preallocated arrays: numbers converted to double as NumPy
 converts them, the XPath's ``/`` counted in C, ancestor identities taken as
 ``id`` gives them (the object's address). A test holds the arrays equal to
 the reference's on every bundled page. ``set_labels`` writes the step's labels
-back the same way, at the slots (``columns.set_labels``).
+back the same way, at the slots (``columns.set_labels``). ``region`` takes its
+subtree sums (``subtree_sums``) and the widening of the content region over the
+blocks' XPaths (``widen``) from here too; its NumPy and Python code is their reference.
 """
 
 import numpy as np
@@ -248,3 +250,55 @@ def under_paths(list blocks, tuple prefixes):
                 o[i] = 1.0
                 break
     return out
+
+
+def subtree_sums(const unsigned long long[:, ::1] ids, const double[:, ::1] values):
+    """``region.python_subtree_sums`` in C: (levels x (values + 1) x blocks), the sums of each
+    row of ``values`` over each block's subtree at each level (``subtree_spans``), then the
+    subtree's blocks. The prefix sums are NumPy's ``cumsum``, left to right from the first
+    value, and each sum the difference of two of them, so every value is the reference's."""
+    cdef Py_ssize_t levels = ids.shape[0], n = ids.shape[1], k = values.shape[0]
+    cdef Py_ssize_t v, i, level, a, b
+    if values.shape[1] != n:
+        raise ValueError("one value per block in each row")
+    lo, hi = subtree_spans(ids)
+    prefix = np.empty((k, n + 1), dtype=np.float64)
+    out = np.empty((levels, k + 1, n), dtype=np.float64)
+    cdef double[:, ::1] P = prefix
+    cdef double[:, :, ::1] o = out
+    cdef Py_ssize_t[:, ::1] lo_v = lo, hi_v = hi
+    for v in range(k):
+        P[v, 0] = 0.0
+        if n:
+            P[v, 1] = values[v, 0]
+        for i in range(1, n):
+            P[v, i + 1] = P[v, i] + values[v, i]
+    for level in range(levels):
+        for i in range(n):
+            a, b = lo_v[level, i], hi_v[level, i]
+            for v in range(k):
+                o[level, v, i] = P[v, b] - P[v, a]
+            o[level, k, i] = <double>(b - a)
+    return out
+
+
+def widen(list blocks, Py_ssize_t lo, Py_ssize_t hi, str path):
+    """``region._region``'s widening of the span of blocks ``lo`` to ``hi`` to the blocks
+    around it whose XPath is ``path`` or runs below it (``region._inside``), compared where
+    each XPath lies: (lo, hi) widened."""
+    cdef Py_ssize_t n = len(blocks), m = len(path)
+    cdef object cls = type(blocks[0]) if n else None
+    cdef Py_ssize_t at = slot_offset(cls, "xpath") if n else -1
+    while lo > 0 and _under(blocks[lo - 1], cls, at, path, m):
+        lo -= 1
+    while hi < n - 1 and _under(blocks[hi + 1], cls, at, path, m):
+        hi += 1
+    return lo, hi
+
+
+cdef inline bint _under(object b, object cls, Py_ssize_t at, str path, Py_ssize_t m) except -1:
+    """Whether the block's XPath is ``path`` (``m`` characters) or starts with it and a ``/``."""
+    cdef str xpath = field_of(b, at if type(b) is cls else -1, "xpath")
+    if len(xpath) < m or not xpath.startswith(path):
+        return False
+    return len(xpath) == m or xpath[m] == "/"

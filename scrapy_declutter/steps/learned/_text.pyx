@@ -11,8 +11,10 @@ here one loop reads each text's code points once. The rules are Python's:
 """
 
 import numpy as np
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport free, malloc
 
-from scrapy_declutter._chars cimport alnum, word
+from scrapy_declutter._chars cimport alnum, fnv, word
 from scrapy_declutter._slots cimport field_of, slot_offset
 
 cdef extern from "Python.h":
@@ -27,6 +29,87 @@ COLUMNS = ("punct_end", "capital_start", "digits", "head_chars", "cjk", "markup_
            "title_share", "title_cover")
 
 
+cdef class _Tokens:
+    """A set of words held as spans of strings' code points, hashed by FNV-1a: ``add``
+    is ``set.add`` of ``text[i:j]`` and says whether it was new, ``has`` is ``in``. The
+    words are compared code point by code point, as ``==`` of two strings does, and no
+    string is made for them. The texts the spans lie in must outlive the table's use."""
+
+    cdef Py_ssize_t size, mask, count
+    cdef Py_ssize_t* used  # the slots filled, for ``clear``
+    cdef uint64_t* hashes
+    cdef Py_ssize_t* start  # -1: an empty slot
+    cdef Py_ssize_t* length
+    cdef int* kinds
+    cdef const void** datas
+
+    def __cinit__(self, Py_ssize_t expected):
+        cdef Py_ssize_t k
+        self.size = 16
+        while self.size < 2 * expected + 2:
+            self.size *= 2
+        self.mask = self.size - 1
+        self.count = 0
+        self.hashes = <uint64_t*>malloc(self.size * sizeof(uint64_t))
+        self.start = <Py_ssize_t*>malloc(self.size * sizeof(Py_ssize_t))
+        self.length = <Py_ssize_t*>malloc(self.size * sizeof(Py_ssize_t))
+        self.kinds = <int*>malloc(self.size * sizeof(int))
+        self.datas = <const void**>malloc(self.size * sizeof(void*))
+        self.used = <Py_ssize_t*>malloc(self.size * sizeof(Py_ssize_t))
+        if not (self.hashes and self.start and self.length and self.kinds and self.datas
+                and self.used):
+            raise MemoryError()
+        for k in range(self.size):
+            self.start[k] = -1
+
+    def __dealloc__(self):
+        free(self.hashes)
+        free(self.start)
+        free(self.length)
+        free(self.kinds)
+        free(self.datas)
+        free(self.used)
+
+    cdef void clear(self) noexcept:
+        """Empty the table (the slots filled, not every slot)."""
+        cdef Py_ssize_t k
+        for k in range(self.count):
+            self.start[self.used[k]] = -1
+        self.count = 0
+
+    cdef Py_ssize_t _slot(self, uint64_t h, int kind, const void* data, Py_ssize_t i,
+                          Py_ssize_t j) noexcept:
+        """The slot holding ``text[i:j]``, else the empty slot where it would go."""
+        cdef Py_ssize_t slot = <Py_ssize_t>(h & <uint64_t>self.mask), k, m = j - i
+        while self.start[slot] >= 0:
+            if self.hashes[slot] == h and self.length[slot] == m:
+                k = 0
+                while k < m and (PyUnicode_READ(self.kinds[slot], self.datas[slot], self.start[slot] + k)
+                                 == PyUnicode_READ(kind, data, i + k)):
+                    k += 1
+                if k == m:
+                    return slot
+            slot = (slot + 1) & self.mask
+        return slot
+
+    cdef bint has(self, uint64_t h, int kind, const void* data, Py_ssize_t i,
+                  Py_ssize_t j) noexcept:
+        return self.start[self._slot(h, kind, data, i, j)] >= 0
+
+    cdef bint add(self, uint64_t h, int kind, const void* data, Py_ssize_t i,
+                  Py_ssize_t j) noexcept:
+        """Put ``text[i:j]`` in (the table must have room: at most ``expected`` words);
+        whether it was not there yet."""
+        cdef Py_ssize_t slot = self._slot(h, kind, data, i, j)
+        if self.start[slot] >= 0:
+            return False
+        self.hashes[slot], self.start[slot], self.length[slot] = h, i, j - i
+        self.kinds[slot], self.datas[slot] = kind, data
+        self.used[self.count] = slot
+        self.count += 1
+        return True
+
+
 def char_columns(list texts, list low, const double[::1] words, double title_max_words,
                  set title_tokens, Py_ssize_t prefix, str end_punct, tuple unspaced_ranges):
     """(blocks x ``COLUMNS``) float64: see ``text.python_char_columns``."""
@@ -35,11 +118,18 @@ def char_columns(list texts, list low, const double[::1] words, double title_max
     cdef long lo0 = 0, hi0 = -1, lo1 = 0, hi1 = -1, lo2 = 0, hi2 = -1
     cdef long digits, cjk
     cdef Py_UCS4 c
-    cdef str t, lt
-    cdef set btoks
-    cdef Py_ssize_t common, n_title = len(title_tokens)
+    cdef str t, lt, tok
+    cdef Py_ssize_t common, n_title = len(title_tokens), block_room = 0
     cdef int kind
     cdef const void* data
+    cdef uint64_t h
+    cdef _Tokens block_words = None
+    # The title's words as spans of the tokens themselves (kept alive by ``tokens``).
+    cdef list tokens = [tok for tok in title_tokens]
+    cdef _Tokens title_words = _Tokens(len(tokens))
+    for tok in tokens:
+        title_words.add(fnv(PyUnicode_KIND(tok), PyUnicode_DATA(tok), 0, len(tok)),
+                        PyUnicode_KIND(tok), PyUnicode_DATA(tok), 0, len(tok))
     out = np.zeros((n, len(COLUMNS)), dtype=np.float64)
     cdef double[:, ::1] o = out
     if n_ranges > 3:
@@ -78,27 +168,31 @@ def char_columns(list texts, list low, const double[::1] words, double title_max
                     break
         if n_title == 0 or words[i] > title_max_words:
             continue
+        # The block's distinct \\w+ words (``set(WORD.findall(low))``), and how many of them
+        # are title words, counted in tables of spans rather than sets of new strings. A
+        # block without a title word gets 0 and 0, as the reference's early exit gives.
         lt = low[i]
-        # A block none of whose title words even occurs in it shares none with the title.
-        for tok in title_tokens:
-            if tok in lt:
-                break
-        else:
-            continue
-        btoks = set()
         m, kind, data = len(lt), PyUnicode_KIND(lt), PyUnicode_DATA(lt)
+        if block_words is None or (m + 1) // 2 > block_room:
+            block_room = max((m + 1) // 2, 64)
+            block_words = _Tokens(block_room)
+        else:
+            block_words.clear()
+        common = 0
         j = 0
         while j < m:
             if word(PyUnicode_READ(kind, data, j)):
                 start = j
                 while j < m and word(PyUnicode_READ(kind, data, j)):
                     j += 1
-                btoks.add(lt[start:j])
+                h = fnv(kind, data, start, j)
+                if block_words.add(h, kind, data, start, j) and title_words.has(h, kind, data, start, j):
+                    common += 1
             else:
                 j += 1
-        common = len(btoks & title_tokens)
-        o[i, 6] = common / <double>len(btoks) if btoks else 0.0
-        o[i, 7] = common / <double>n_title
+        if common:
+            o[i, 6] = common / <double>block_words.count
+            o[i, 7] = common / <double>n_title
     return out
 
 

@@ -62,38 +62,41 @@ def context_names() -> list[str]:
 
 
 def context_features(blocks: Sequence[Block], probs: np.ndarray) -> np.ndarray:
-    """The (blocks × ``CONTEXT_NAMES``) float32 matrix of a page from first-stage ``probs``."""
+    """The (blocks × ``CONTEXT_NAMES``) float32 matrix of a page from first-stage ``probs``.
+
+    Each column is made as a contiguous row of a (columns × blocks) array, several at a
+    time where they share an operation, and the array is transposed into float32 once."""
     n = len(blocks)
-    out = np.zeros((n, len(CONTEXT_NAMES)))
     if n == 0:
-        return out.astype(np.float32)
+        return np.zeros((0, len(CONTEXT_NAMES)), dtype=np.float32)
+    out = np.empty((len(CONTEXT_NAMES), n))
     p = np.clip(np.asarray(probs, dtype=np.float64), EPS, 1 - EPS)
     words = np.fromiter(map(_WORDS, blocks), dtype=np.float64, count=n)
     weight = np.maximum(words, 1.0)  # a block without words still counts in a subtree's mean
     mass = p * words
     total = mass.sum() or 1.0
-    out[:, 0] = np.log(p / (1 - p))
+    out[0] = np.log(p / (1 - p))
+    out[1:1 + len(OFFSETS)] = -1.0
     for k, off in enumerate(OFFSETS, start=1):
-        col = out[:, k]
-        col[:] = -1.0
         if off < 0 and n > -off:
-            col[-off:] = p[:off]
+            out[k, -off:] = p[:off]
         elif off > 0 and n > off:
-            col[:-off] = p[off:]
+            out[k, :-off] = p[off:]
     ids = level_ids([b.ancestors for b in blocks], LEVELS)
     first = 1 + len(OFFSETS)
-    for k, (sw, swp, sm, _) in enumerate(subtree_sums(ids, weight, p * weight, mass)):
-        out[:, first + k] = swp / sw
-        out[:, first + len(LEVELS) + k] = sm / total
+    # Per level: the subtree's weights, weighted probabilities and expected words, then blocks.
+    sums = subtree_sums(ids, weight, p * weight, mass)
+    np.divide(sums[:, 1], sums[:, 0], out=out[first:first + len(LEVELS)])
+    np.divide(sums[:, 2], total, out=out[first + len(LEVELS):first + 2 * len(LEVELS)])
     c = first + 2 * len(LEVELS)
-    out[:, c] = mass.sum() / (words.sum() or 1.0)
+    out[c] = mass.sum() / (words.sum() or 1.0)
     confident = p >= CONFIDENT
-    out[:, c + 1] = confident.mean()
+    out[c + 1] = confident.mean()
     cum = np.cumsum(mass)
-    out[:, c + 2] = (cum - mass) / total
-    out[:, c + 3] = (cum[-1] - cum) / total
-    out[:, c + 4], out[:, c + 5] = _distances(np.flatnonzero(confident), n)
-    return out.astype(np.float32)
+    np.divide(cum - mass, total, out=out[c + 2])
+    np.divide(cum[-1] - cum, total, out=out[c + 3])
+    out[c + 4], out[c + 5] = _distances(np.flatnonzero(confident), n)
+    return out.T.astype(np.float32, order="C")
 
 
 def _distances(strong: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -28,22 +28,25 @@ every row also holds:
 Each column is gathered over all the blocks at once (one comprehension or
 C call per column, the text searches once per page in ``text``), then
 neighbour and group features are array operations: a loop computing every
-column block by block cost three times as much.
+column block by block cost three times as much. The columns are written in
+place into one (blocks × features) array, several per NumPy call, rather than
+kept by name and stacked: that glue was a hundred NumPy calls a page.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Mapping, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Mapping, NamedTuple
 
 import numpy as np
-from lxml import etree
 
 from ...blocks import Ancestor, name_tokens, subtree_prefixes
 from ...segment import in_reference_walk
 from .columns import block_columns, under_paths
 from .comments import COMMENT_WORDS, PAGE_TAGS, name_comments
-from .pagetype import PAGE_TYPES, TreeScan
+from .containers import CONTENT_CONTAINERS, container_paths
+from .pagetype import PAGE_TYPES
 from .region import REGION_NAMES, prose_words, region_columns, subtree_sums
 from .text import text_columns
 
@@ -70,16 +73,10 @@ TAG_GROUPS = (
     ("section", "article", "main"), ("header", "footer", "nav", "aside"),
 )  # fmt: skip
 _TAG_GROUP = {tag: i for i, group in enumerate(TAG_GROUPS) for tag in group}
-#: Containers that mark the main content when a page has them, matched by XPath prefix.
-CONTENT_CONTAINERS = ("in_article", "in_main", "in_article_body", "in_chrome_role")
 #: Levels above the block element whose subtree's text is summarised.
 GROUP_LEVELS = (1, 2, 3)
 #: Neighbour offsets whose features are copied into the row.
 OFFSETS = (-2, -1, 1, 2)
-CHROME_ROLES = frozenset("navigation banner contentinfo complementary menu menubar search".split())
-BODY_PROPS = frozenset("articleBody text description reviewBody".split())
-#: At most this many containers of one kind are looked at (pages with 500 <article> teasers).
-MAX_CONTAINERS = 50
 #: Id/class names and combinations whose odds a shared memo keeps (a few MB at most).
 ODDS_MEMO_MAX = 20_000
 _UNSEEN = object()
@@ -119,16 +116,6 @@ GROUP_NAMES = [f"up{level}_{what}" for level in GROUP_LEVELS for what in GROUP_S
 IN_COMMENT = BASE_NAMES.index("in_comment")
 
 
-def _stacked(col: dict[str, np.ndarray], names: Sequence[str], n: int) -> np.ndarray:
-    """The float64 columns ``names`` of ``col`` side by side, as ``np.column_stack`` puts
-    them, written into one array: column_stack makes a 2-D copy of each column first,
-    three NumPy calls a column, a hundred a page."""
-    out = np.empty((n, len(names)))
-    for j, name in enumerate(names):
-        out[:, j] = col[name]
-    return out
-
-
 def feature_names() -> list[str]:
     """Column names of the matrix ``page_features`` returns, in order."""
     names = list(BASE_NAMES)
@@ -142,36 +129,6 @@ def feature_names() -> list[str]:
     names += PAGE_NAMES
     names += TYPE_NAMES
     return names
-
-
-#: Elements with a ``role`` or ``itemprop``, in document order. Selecting the attributes
-#: and stepping up is twice as fast in libxml2 as testing ``[@role or @itemprop]`` on
-#: every element.
-_ROLE_OR_ITEMPROP = etree.XPath("//@role/.. | //@itemprop/..")
-
-
-def container_paths(page: "Page", scan: TreeScan | None = None) -> dict[str, tuple[str, ...]]:
-    """XPaths of the page's content and chrome containers (one attribute scan, one tag scan,
-    or ``scan`` when the caller made one for ``PageFacts`` too)."""
-    tree = page.root.getroottree()
-    found: dict[str, list] = {name: [] for name in CONTENT_CONTAINERS}
-    try:
-        for el in scan.boxes if scan else page.root.iter("article", "main"):
-            tag = el.tag
-            if tag == "article" or tag == "main":
-                found["in_article" if tag == "article" else "in_main"].append(el)
-        for el in scan.marked if scan else _ROLE_OR_ITEMPROP(page.root):
-            role, prop = el.get("role"), el.get("itemprop")
-            if role == "main":
-                found["in_main"].append(el)
-            elif role in CHROME_ROLES:
-                found["in_chrome_role"].append(el)
-            if prop in BODY_PROPS:
-                found["in_article_body"].append(el)
-    except Exception:  # noqa: BLE001 - a malformed tree must not stop extraction
-        pass
-    return {name: tuple(tree.getpath(el) for el in els[:MAX_CONTAINERS])
-            for name, els in found.items()}
 
 
 def _own_odds(a: Ancestor, odds: Mapping[str, float], memo: dict) -> tuple[tuple | None, bool]:
@@ -270,6 +227,56 @@ def _chains(ancestry: list, odds: Mapping[str, float], memo: dict) -> np.ndarray
     return np.array(rows, dtype=np.float64)
 
 
+class _Rows(NamedTuple):
+    """Where ``page_features`` writes each part of ``feature_names()``: rows of its
+    (features × blocks) work array."""
+
+    width: int
+    #: ``log_words``, ``words_before``, ``words_share``, ``words_rel_max``.
+    words: list[int]
+    odds: list[int]
+    depth: int
+    heading: int
+    in_comment: int
+    text: list[int]
+    logged: list[int]
+    plain: list[int]
+    flags: int
+    tags: int
+    containers: int
+    groups: list[int]
+    region: int
+    context: int
+    sources: list[int]
+    page: int
+
+
+#: The text columns in the matrix, the block numbers taken as log(1 + x), and those taken as
+#: they are.
+_TEXT_NAMES = ("punct_end", "title_share", "title_cover", "capital_start", "digit_share",
+               "chrome_phrase", "is_date", "markup_text")
+_LOGGED = {"text_chars": "log_chars", "markup_chars": "log_markup", "tag_count": "log_tags"}
+_PLAIN = ("link_density", "text_density", "char_density", "stopword_density", "position")
+
+
+@lru_cache(maxsize=4)
+def _rows(base: tuple[str, ...], context: tuple[str, ...], page: tuple[str, ...],
+          levels: tuple[int, ...]) -> _Rows:
+    """The ``_Rows`` of the column lists as they stand (a test reorders them)."""
+    names = feature_names()
+    at = {name: k for k, name in enumerate(names)}
+    return _Rows(
+        len(names), [at[name] for name in ("log_words", "words_before", "words_share", "words_rel_max")],
+        [at[name] for name in CHAIN_FIELDS[1:]], at["depth"], at["is_heading"],
+        at["in_comment"], [at[name] for name in _TEXT_NAMES], [at[name] for name in _LOGGED.values()],
+        [at[name] for name in _PLAIN], at["anc_" + FLAG_TAGS[0]], at["tag_" + "_".join(TAG_GROUPS[0])],
+        at[CONTENT_CONTAINERS[0]],
+        [at[f"up{level}_{what}"] for level in levels for what in GROUP_SUMS],
+        at[REGION_NAMES[0]], at[f"{context[0]}@{OFFSETS[0]:+d}"], [at[name] for name in context],
+        at[page[0]],
+    )
+
+
 def page_features(
     page: "Page",
     odds: Mapping[str, float] | None = None,
@@ -305,72 +312,78 @@ def page_features(
     elif len(memo) > ODDS_MEMO_MAX:
         memo.clear()
     # Each column in one pass over the blocks (a comprehension or one C call), then NumPy:
-    # a loop doing all of them per block cost three times as much.
+    # a loop doing all of them per block cost three times as much. Every column is written
+    # as a contiguous row of one (features × blocks) float64 array, several at a time where
+    # they share an operation, and the array is transposed into float32 once at the end.
+    r = _rows(tuple(BASE_NAMES), tuple(CONTEXT_NAMES), tuple(PAGE_NAMES), tuple(GROUP_LEVELS))
+    # Columns of a C-ordered (blocks × features) array, written row by row of its transpose:
+    # the float32 copy at the end is then one contiguous cast.
+    matrix = np.empty((n, r.width))
+    out = matrix.T
+    out[r.containers:r.containers + len(CONTENT_CONTAINERS)] = 0.0
+    out[r.context:r.page] = 0.0
     gathered = block_columns(blocks, NUMBER_FIELDS, _TAG_GROUP, GROUP_LEVELS)
-    col = dict(zip(NUMBER_FIELDS, gathered.numbers.T))
+    numbers = dict(zip(NUMBER_FIELDS, gathered.numbers.T))
     ancestry = gathered.ancestry
     chains = chain_columns(ancestry, odds, memo)
     mask_array = chains[:, 0].astype(np.int64)
-    col.update(zip(CHAIN_FIELDS[1:], chains[:, 1:].T))
-    col["depth"] = gathered.depth
-    cont = np.zeros((n, len(CONTENT_CONTAINERS)))
+    out[r.odds] = chains[:, 1:].T
+    out[r.depth] = gathered.depth
     for k, prefixes in present:
-        cont[:, k] = under_paths(blocks, prefixes)
-    tag_onehot = np.zeros((n, len(TAG_GROUPS) + 1))  # the last column: no group
-    tag_onehot[np.arange(n), gathered.group] = 1.0
-    tag_onehot = tag_onehot[:, :-1]
-    is_heading = gathered.heading
-    col["is_heading"] = is_heading
-    col["linked_heading"] = ((is_heading > 0) & (col["link_density"] > 0.5)).astype(np.float64)
-    col.update(text_columns([b.text for b in blocks], col["words"], page.title))
-    words = col.pop("words").copy()
-    link_words = col.pop("link_words").copy()
+        out[r.containers + k] = under_paths(blocks, prefixes)
+    out[r.tags:r.tags + len(TAG_GROUPS)] = gathered.group == _GROUP_INDEX
+    is_heading = out[r.heading] = gathered.heading
+    link_density = numbers["link_density"]
+    linked_heading = ((is_heading > 0) & (link_density > 0.5)).astype(np.float64)
+    words = numbers["words"].copy()
+    link_words = numbers["link_words"].copy()
+    text = text_columns([b.text for b in blocks], words, page.title)
+    out[r.text] = [text[name] for name in _TEXT_NAMES]
     total = words.sum() or 1.0
-    col["log_words"] = np.log1p(words)
-    chars = col["text_chars"].copy()
-    for name, raw in (("log_chars", "text_chars"), ("log_markup", "markup_chars"),
-                      ("log_tags", "tag_count")):
-        col[name] = np.log1p(col.pop(raw))
-    col["words_before"] = (np.cumsum(words) - words) / total
-    col["words_share"] = words / total
-    col["words_rel_max"] = words / (words.max() or 1.0)
-    col["in_comment"] = ((mask_array & _COMMENT_BIT) > 0).astype(np.float64)
-    base = _stacked(col, BASE_NAMES, n)
-    flags = ((mask_array[:, None] >> np.arange(len(FLAG_TAGS))) & 1).astype(np.float64)
-    prose = prose_words(words, chars, col.pop("unspaced") > 0, col["link_density"])
+    out[r.logged] = np.log1p([numbers[name] for name in _LOGGED])
+    out[r.plain] = [numbers[name] for name in _PLAIN]
+    log_words, words_before, words_share, words_rel_max = (out[k] for k in r.words)
+    np.log1p(words, out=log_words)
+    np.divide(np.cumsum(words) - words, total, out=words_before)
+    np.divide(words, total, out=words_share)
+    np.divide(words, words.max() or 1.0, out=words_rel_max)
+    in_comment = out[r.in_comment] = (mask_array & _COMMENT_BIT) > 0
+    out[r.flags:r.flags + len(FLAG_TAGS)] = (mask_array >> _FLAG_SHIFTS) & 1
+    prose = prose_words(words, numbers["text_chars"], text["unspaced"] > 0, link_density)
     prose_total = prose.sum() or 1.0
 
     # Subtrees are told apart by their root's Ancestor record: segmentation
-    # makes one per element, shared by every block below it.
-    sums = subtree_sums(gathered.level_ids, words, link_words, prose, col["is_date"], col["linked_heading"])
-    for level, (gw, gl, gp, gd, gh, gc) in zip(GROUP_LEVELS, sums):
-        col[f"up{level}_words_share"] = gw / total
-        col[f"up{level}_link_density"] = gl / np.maximum(gw, 1.0)
-        col[f"up{level}_log_blocks"] = np.log1p(gc)
-        col[f"up{level}_prose_share"] = gp / prose_total
-        col[f"up{level}_log_dates"] = np.log1p(gd)
-        col[f"up{level}_log_linked_headings"] = np.log1p(gh)
-    groups = _stacked(col, GROUP_NAMES, n)
-    region = region_columns(blocks, prose, col["depth"])
+    # makes one per element, shared by every block below it. ``sums`` holds, per level,
+    # the subtree's words, link words, prose, dates and linked headings, then its blocks.
+    sums = subtree_sums(gathered.level_ids, words, link_words, prose, text["is_date"], linked_heading)
+    groups = np.empty((len(GROUP_LEVELS), len(GROUP_SUMS), n))
+    np.divide(sums[:, 0], total, out=groups[:, 0])
+    np.divide(sums[:, 1], np.maximum(sums[:, 0], 1.0), out=groups[:, 1])
+    np.log1p(sums[:, 5], out=groups[:, 2])
+    np.divide(sums[:, 2], prose_total, out=groups[:, 3])
+    np.log1p(sums[:, 3:5], out=groups[:, 4:6])
+    out[r.groups] = groups.reshape(-1, n)
+    out[r.region:r.region + len(REGION_NAMES)] = region_columns(blocks, prose, gathered.depth, ancestry).T
 
-    ctx_src = _stacked(col, CONTEXT_NAMES, n)
+    # The neighbours' columns, shifted; the rows without a neighbour stay 0.
+    ctx_src = out[r.sources]
     width = len(CONTEXT_NAMES)
-    context = np.zeros((n, len(OFFSETS) * width))
     for k, off in enumerate(OFFSETS):
-        cols = slice(k * width, (k + 1) * width)
+        rows = slice(r.context + k * width, r.context + (k + 1) * width)
         if off < 0 and n > -off:
-            context[-off:, cols] = ctx_src[:off]
+            out[rows, -off:] = ctx_src[:, :off]
         elif off > 0 and n > off:
-            context[:-off, cols] = ctx_src[off:]
+            out[rows, :-off] = ctx_src[:, off:]
     per_page = {
         "page_log_blocks": math.log1p(n), "page_log_words": math.log1p(total),
         "page_link_density": link_words.sum() / total,
         "page_has_article": 1.0 if has_article else 0.0, "page_has_main": 1.0 if has_main else 0.0,
-        "page_has_comment": float(col["in_comment"].any()),
+        "page_has_comment": float(in_comment.any()),
     }
-    page_row = np.array([per_page[name] for name in PAGE_NAMES])
-    types = np.zeros(len(PAGE_TYPES)) if page_type is None else np.asarray(page_type, dtype=float)
-    page_row = np.concatenate([page_row, types])
-    out = np.hstack([base, flags, tag_onehot, cont, groups, region, context,
-                     np.tile(page_row, (n, 1))])
-    return out.astype(np.float32)
+    out[r.page:r.page + len(PAGE_NAMES)] = np.array([per_page[name] for name in PAGE_NAMES])[:, None]
+    out[r.page + len(PAGE_NAMES):] = 0.0 if page_type is None else np.asarray(page_type, dtype=float)[:, None]
+    return matrix.astype(np.float32)
+
+
+_GROUP_INDEX = np.arange(len(TAG_GROUPS))[:, None]
+_FLAG_SHIFTS = np.arange(len(FLAG_TAGS))[:, None]

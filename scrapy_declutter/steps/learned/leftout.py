@@ -23,6 +23,7 @@ on four domain folds and applied to the fifth.
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import lru_cache
 from operator import attrgetter
 from typing import Callable, Sequence
@@ -42,6 +43,7 @@ VIEWPORT_WORDS = frozenset({"mobile", "desktop", "tablet", "hidden", "hide"})
 #: Elements whose text is a form's input, never the page's prose.
 FORM_CONTROL_TAGS = frozenset({"option", "select", "textarea"})
 _TAG = attrgetter("tag")
+_XPATH = attrgetter("xpath")
 #: Page types (``page.page_type``) whose repeated text stays: an article quotes (a pull
 #: quote, a repeated line of a poem, a test page's repeated paragraph) and documentation
 #: repeats on purpose (a step, a signature, a table's "yes"), and what is kept twice is
@@ -106,6 +108,9 @@ def without_noscript(blocks: Sequence[Block], keep: np.ndarray, words: np.ndarra
     # A block under a <noscript> has it as a step of its XPath, which names every element
     # from the root down (its ancestor records are the nearest of them): one substring
     # search per kept block finds the few whose tag and chain are worth looking at.
+    kept = [blocks[i] for i in np.flatnonzero(keep).tolist()]
+    if "noscript" not in "\n".join(map(_XPATH, kept)):  # one search for the page, most pages
+        return keep
     inside = _kept_where(blocks, keep, lambda b: "noscript" in b.xpath and (
         b.tag == "noscript" or "noscript" in map(_TAG, b.ancestors)))
     if inside.any() and words[keep & ~inside].sum() >= words[inside].sum():
@@ -203,6 +208,8 @@ def without_form_controls(blocks: Sequence[Block], keep: np.ndarray) -> np.ndarr
     (WCXB-dev F1 +0.0005, CleanEval +0.0009); the kept options of the six
     sets matched no reference word, nor did the three kept textareas.
     """
+    if FORM_CONTROL_TAGS.isdisjoint(map(_TAG, (blocks[i] for i in np.flatnonzero(keep).tolist()))):
+        return keep
     return _unless_all(keep, _kept_where(blocks, keep, lambda b: b.tag in FORM_CONTROL_TAGS))
 
 
@@ -247,6 +254,17 @@ def _later_copies(blocks: Sequence[Block], keep: np.ndarray,
     if folded is None:
         folded = {}
     rows = np.flatnonzero(keep).tolist()
+    # ``str.lower`` writes every character as one but U+0130, which it writes as two: texts
+    # whose lengths so counted differ never fold to the same text, and most pages keep no
+    # two of one length, so their kept text (an article's paragraphs) is never folded.
+    texts = [blocks[i].text for i in rows]
+    sizes = list(map(len, texts))
+    if "\u0130" in "".join(texts):  # rare: count it twice, as lower() writes it
+        sizes = [len(t) + t.count("\u0130") for t in texts]
+    if len(set(sizes)) == len(sizes):
+        return []
+    counts = Counter(sizes)
+    rows = [i for i, size in zip(rows, sizes) if counts[size] > 1]
     new = [i for i in rows if i not in folded]
     folded.update(zip(new, [blocks[i].text.lower() for i in new]))
     texts = list(map(folded.__getitem__, rows))

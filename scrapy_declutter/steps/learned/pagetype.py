@@ -164,13 +164,13 @@ class PageFacts:
 
 #: The tags ``tree_scan`` walks over: ``COUNTED_TAGS`` are counted, the elements of
 #: ``KEPT_TAGS`` are kept (``PageFacts`` reads the scripts and metas; ``article`` and
-#: ``main``, counted too, are containers ``features.container_paths`` looks for).
+#: ``main``, counted too, are containers ``containers.container_paths`` looks for).
 KEPT_TAGS = ("script", "meta", "article", "main")
 SCANNED_TAGS = ("script", "meta", *COUNTED_TAGS)
 
 
 class TreeScan(NamedTuple):
-    """What ``PageFacts.of`` and ``features.container_paths`` read from a page's tree,
+    """What ``PageFacts.of`` and ``containers.container_paths`` read from a page's tree,
     gathered once for both (``tree_scan``): they walk the same tags and scan the same
     kind of attributes, and each walk of the tree costs about as much as the other."""
 

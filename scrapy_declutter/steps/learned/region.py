@@ -72,30 +72,34 @@ def prose_words(words: np.ndarray, chars: np.ndarray, unspaced: np.ndarray,
     return np.where((link_density < PROSE_MAX_LINKS) & (words >= PROSE_MIN_WORDS), words, 0.0)
 
 
-def region_columns(blocks: Sequence[Block], prose: np.ndarray, depth: np.ndarray) -> np.ndarray:
-    """The ``REGION_NAMES`` columns of a page's blocks (``depth``: each block's XPath depth)."""
+def region_columns(blocks: Sequence[Block], prose: np.ndarray, depth: np.ndarray,
+                   ancestry: Sequence[tuple] | None = None) -> np.ndarray:
+    """The ``REGION_NAMES`` columns of a page's blocks (``depth``: each block's XPath depth;
+    ``ancestry``: their ``ancestors``, when the caller has gathered them). Made column by
+    column in a (columns × blocks) array, whose transpose is returned: each column is
+    then contiguous, for ``features`` to copy as a row of its own."""
     n = len(blocks)
-    out = np.zeros((n, len(REGION_NAMES)))
+    out = np.zeros((len(REGION_NAMES), n))
     total = float(prose.sum())
     if n == 0 or total <= 0:
-        return out
+        return out.T
     cum = np.cumsum(prose)
-    out[:, 5] = (cum - prose) / total
-    out[:, 6] = (total - cum) / total
+    np.divide(cum - prose, total, out=out[5])
+    np.divide(total - cum, total, out=out[6])
     found = _region(blocks, cum, total)
     if found is not None:
         (lo, hi), wide, top = found
         idx = np.arange(n)
         inside = np.zeros(n, dtype=bool)
         inside[lo:hi + 1] = True
-        inside |= _same_kind_siblings(blocks, depth, top, lo)
+        inside |= _same_kind_siblings(blocks, depth, top, lo, ancestry)
         first, last = np.flatnonzero(inside)[[0, -1]]
-        out[:, 0] = inside
-        out[:, 1] = (idx < first) & ~inside
-        out[:, 2] = (idx > last) & ~inside
-        out[:, 3] = np.where(inside, np.log1p(np.maximum(depth - top, 0)), 0.0)
-        out[wide[0]:wide[1] + 1, 4] = 1.0
-    return out
+        out[0] = inside
+        out[1] = (idx < first) & ~inside
+        out[2] = (idx > last) & ~inside
+        out[3] = np.where(inside, np.log1p(np.maximum(depth - top, 0)), 0.0)
+        out[4, wide[0]:wide[1] + 1] = 1.0
+    return out.T
 
 
 def _region(blocks: Sequence[Block], cum: np.ndarray, total: float):
@@ -106,14 +110,18 @@ def _region(blocks: Sequence[Block], cum: np.ndarray, total: float):
     steps = blocks[m].xpath.split("/")
     lo = hi = m
     region = wide = None
+    compiled = _columns is not None and not in_reference_walk() and isinstance(blocks, list)
     # From the block's own element up to the root: spans only widen.
     for keep in range(len(steps), 1, -1):
         path = "/".join(steps[:keep])
         probe = path + "/"
-        while lo > 0 and _inside(blocks[lo - 1].xpath, path, probe):
-            lo -= 1
-        while hi < n - 1 and _inside(blocks[hi + 1].xpath, path, probe):
-            hi += 1
+        if compiled:
+            lo, hi = _columns.widen(blocks, lo, hi, path)
+        else:  # the reference of the compiled ``_columns.widen``
+            while lo > 0 and _inside(blocks[lo - 1].xpath, path, probe):
+                lo -= 1
+            while hi < n - 1 and _inside(blocks[hi + 1].xpath, path, probe):
+                hi += 1
         mass = cum[hi] - (cum[lo - 1] if lo else 0.0)
         if region is None and mass >= REGION_SHARE * total:
             region = ((lo, hi), keep - 1)
@@ -130,7 +138,7 @@ def _inside(xpath: str, path: str, probe: str) -> bool:
 
 
 def _same_kind_siblings(blocks: Sequence[Block], depth: np.ndarray, top: int,
-                        inner: int) -> np.ndarray:
+                        inner: int, ancestry: Sequence[tuple] | None = None) -> np.ndarray:
     """Blocks under a sibling, with the same tag and classes, of the region's element (at
     XPath depth ``top`` above block ``inner``) or of one of its ``SIBLING_LEVELS`` nearest
     ancestors. A box without classes must be a ``<section>`` or an ``<article>``: bare
@@ -146,7 +154,8 @@ def _same_kind_siblings(blocks: Sequence[Block], depth: np.ndarray, top: int,
             if box.classes or box.tag in SECTION_TAGS:
                 kinds.append((top - up, box, anc[-2 - level]))
     found = np.zeros(len(blocks), dtype=bool)
-    ancestry = [b.ancestors for b in blocks]
+    if ancestry is None:
+        ancestry = [b.ancestors for b in blocks]
     if _columns is not None and not in_reference_walk():
         depths = np.ascontiguousarray(depth, dtype=np.intp)
         for box_depth, box, parent in kinds:
@@ -164,21 +173,29 @@ def _same_kind_siblings(blocks: Sequence[Block], depth: np.ndarray, top: int,
     return found
 
 
-def subtree_sums(level_ids: np.ndarray | list[list[int]], *values: np.ndarray):
-    """Per level and block: the sums of ``values`` over the subtree of that ancestor, and its blocks.
+def subtree_sums(level_ids: np.ndarray | list[list[int]], *values: np.ndarray) -> np.ndarray:
+    """(levels × (values + 1) × blocks): per level and block, the sums of ``values`` over the
+    subtree of that ancestor, then its blocks.
 
     A subtree's blocks are contiguous in document order, so its span runs
     from the first to the last block that names it as an ancestor at any of
     the levels looked at (``subtree_spans``); prefix sums then give its totals.
+    One C loop (``_columns.subtree_sums``) where the package was built with a
+    compiler, outside ``segment.reference_walk()``; else ``python_subtree_sums``.
     """
     ids = np.ascontiguousarray(level_ids, dtype=np.uint64)
+    rows = np.array(values, dtype=np.float64).reshape(len(values), ids.shape[1])
     if _columns is not None and not in_reference_walk():
-        first, last = _columns.subtree_spans(ids)
-    else:
-        first, last = python_subtree_spans(ids)
+        return _columns.subtree_sums(ids, rows)
+    return python_subtree_sums(ids, rows)
+
+
+def python_subtree_sums(ids: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``subtree_sums`` in NumPy: the reference of the compiled ``_columns.subtree_sums``."""
+    first, last = python_subtree_spans(ids)
     prefix = [np.concatenate([[0.0], np.cumsum(v)]) for v in values]
-    return [(*(c[hi] - c[lo] for c in prefix), (hi - lo).astype(float))
-            for lo, hi in zip(first, last)]
+    return np.array([[*(c[hi] - c[lo] for c in prefix), (hi - lo).astype(float)]
+                     for lo, hi in zip(first, last)]).reshape(len(ids), len(values) + 1, ids.shape[1])
 
 
 def python_subtree_spans(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

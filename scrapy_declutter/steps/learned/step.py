@@ -160,8 +160,9 @@ def score_page(model: "BlockModel", page: "Page", *, facts: "PageFacts | None" =
     ``facts`` and ``containers`` are read from the page's tree when not
     given (training computes them once, before it drops the tree).
     """
+    from .containers import container_paths
     from .context import context_features
-    from .features import container_paths, page_features
+    from .features import page_features
     from .pagetype import PageFacts, page_vector, tree_scan
 
     scan = None
