@@ -64,6 +64,8 @@ FLAG_TAGS = (
     "li", "table", "a", "figure", "blockquote", "button", "label", "select",
 )  # fmt: skip
 _FLAG_BIT = {tag: 1 << i for i, tag in enumerate(FLAG_TAGS)}
+#: Each flag's bit position, as a column: the flag rows of a page are one shift of its masks.
+_FLAG_SHIFTS = np.arange(len(FLAG_TAGS))[:, None]
 #: The mask bit of an ancestor that is a box of reader comments.
 _COMMENT_BIT = 1 << len(FLAG_TAGS)
 #: The block element's own tag, one-hot over these groups (the rest is "other").
@@ -73,6 +75,8 @@ TAG_GROUPS = (
     ("section", "article", "main"), ("header", "footer", "nav", "aside"),
 )  # fmt: skip
 _TAG_GROUP = {tag: i for i, group in enumerate(TAG_GROUPS) for tag in group}
+#: Each group's index, as a column: the one-hot rows of a page are one comparison of its groups.
+_GROUP_INDEX = np.arange(len(TAG_GROUPS))[:, None]
 #: Levels above the block element whose subtree's text is summarised.
 GROUP_LEVELS = (1, 2, 3)
 #: Neighbour offsets whose features are copied into the row.
@@ -384,6 +388,3 @@ def page_features(
     out[r.page + len(PAGE_NAMES):] = 0.0 if page_type is None else np.asarray(page_type, dtype=float)[:, None]
     return matrix.astype(np.float32)
 
-
-_GROUP_INDEX = np.arange(len(TAG_GROUPS))[:, None]
-_FLAG_SHIFTS = np.arange(len(FLAG_TAGS))[:, None]

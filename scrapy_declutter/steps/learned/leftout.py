@@ -72,6 +72,11 @@ def _unless_all(keep: np.ndarray, drop: np.ndarray) -> np.ndarray:
     return keep & ~drop
 
 
+def _kept(blocks: Sequence[Block], keep: np.ndarray) -> list[Block]:
+    """The kept blocks, for a rule's one look over all of them before any per-block test."""
+    return [blocks[i] for i in np.flatnonzero(keep).tolist()]
+
+
 def _kept_where(blocks: Sequence[Block], keep: np.ndarray,
                 test: Callable[[Block], bool]) -> np.ndarray:
     """Which kept blocks pass ``test`` (called on kept blocks only)."""
@@ -108,8 +113,7 @@ def without_noscript(blocks: Sequence[Block], keep: np.ndarray, words: np.ndarra
     # A block under a <noscript> has it as a step of its XPath, which names every element
     # from the root down (its ancestor records are the nearest of them): one substring
     # search per kept block finds the few whose tag and chain are worth looking at.
-    kept = [blocks[i] for i in np.flatnonzero(keep).tolist()]
-    if "noscript" not in "\n".join(map(_XPATH, kept)):  # one search for the page, most pages
+    if "noscript" not in "\n".join(map(_XPATH, _kept(blocks, keep))):  # one search, most pages
         return keep
     inside = _kept_where(blocks, keep, lambda b: "noscript" in b.xpath and (
         b.tag == "noscript" or "noscript" in map(_TAG, b.ancestors)))
@@ -208,7 +212,7 @@ def without_form_controls(blocks: Sequence[Block], keep: np.ndarray) -> np.ndarr
     (WCXB-dev F1 +0.0005, CleanEval +0.0009); the kept options of the six
     sets matched no reference word, nor did the three kept textareas.
     """
-    if FORM_CONTROL_TAGS.isdisjoint(map(_TAG, (blocks[i] for i in np.flatnonzero(keep).tolist()))):
+    if FORM_CONTROL_TAGS.isdisjoint(map(_TAG, _kept(blocks, keep))):
         return keep
     return _unless_all(keep, _kept_where(blocks, keep, lambda b: b.tag in FORM_CONTROL_TAGS))
 
