@@ -93,18 +93,22 @@ class SiteSpider(scrapy.Spider):
     """Crawls the fixture site from ``start_url``, one item per response, following links.
 
     ``meta`` (JSON: path -> meta["declutter"] value) sets per-request overrides;
-    ``preset_text`` fills ``clean_text`` itself, which the plugin must keep.
+    ``preset_text`` fills ``clean_text`` itself, which the plugin must keep;
+    ``with_result`` puts what ``result_for(response)`` gives the callback in the
+    item's ``result`` field (``Result.as_dict()``, Markdown and metadata
+    included, and every block's structure), None when it gives None.
     """
 
     name = "site"
 
     def __init__(self, start_url: str, item_type: str = "dict", meta: str = "{}",
-                 preset_text: str = "", **kwargs: Any) -> None:
+                 preset_text: str = "", with_result: str = "", **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.start_url = start_url
         self.item_cls = ITEM_TYPES[item_type]
         self.meta_by_path = json.loads(meta)
         self.preset_text = preset_text
+        self.with_result = bool(with_result)
 
     def request(self, url: str) -> scrapy.Request:
         path = "/" + url.split("/", 3)[-1]
@@ -123,6 +127,13 @@ class SiteSpider(scrapy.Spider):
         }
         if self.preset_text:
             fields["clean_text"] = self.preset_text
+        if self.with_result:
+            from scrapy_declutter import result_for
+
+            result = result_for(response)
+            fields["result"] = None if result is None else {
+                **result.as_dict(), "structure": [list(b.structure) for b in result.blocks],
+                "same_object": result_for(response) is result}
         if not is_html:
             # Proof that the plugin left the response alone.
             fields["kind"] = f"other:{len(response.body)}:{'declutter' in response.flags}"

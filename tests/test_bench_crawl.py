@@ -39,21 +39,21 @@ def test_sites_have_their_own_address_links_and_shared_files(tmp_path):
 ])
 def test_bench_crawl_crawls_every_page_in_every_mode(server, capsys):
     argv = ["bench-crawl", "--sites", "2", "--pages", "2", "--rounds", "1", "--modes",
-            "off,on,on-proc1"]
+            "off,on-thread,on-proc1"]
     assert main(argv + (["--python-server"] if server == "python" else [])) == 0
     out = capsys.readouterr().out
     assert f"served by {server}" in out
-    rows = dict(re.findall(r"^(off|on|on-proc1) +(\d+) ", out, re.M))
-    assert rows == {"off": "3", "on": "3", "on-proc1": "3"}  # 4 pages, the first starts the clock
-    assert re.search(r"^  on: RSS MB at pages 0:\d+", out, re.M)
+    rows = dict(re.findall(r"^(off|on-thread|on-proc1) +(\d+) ", out, re.M))
+    assert rows == {"off": "3", "on-thread": "3", "on-proc1": "3"}  # 4 pages, the first starts the clock
+    assert re.search(r"^  on-thread: RSS MB at pages 0:\d+", out, re.M)
     # Measured when the spider closed, before the plugin's close: never above the crawl's peak.
-    closing = re.search(r"^  on: when the spider closed: RSS (\d+) MB, peak so far (\d+) MB; "
+    closing = re.search(r"^  on-thread: when the spider closed: RSS (\d+) MB, peak so far (\d+) MB; "
                         r"peak after its close (\d+) MB$", out, re.M)
     assert closing and int(closing[1]) <= int(closing[2]) <= int(closing[3])
     # The worker's memory is there; with it at start, in the samples: "0:110+100".
     assert re.search(r"^  on-proc1: RSS MB at pages 0:\d+\+\d+", out, re.M)
     row = r" +3 +[\d.]+ +[\d.]+ +([\d.]+) +([\d.]+) +\d+ +(\d+) +[\d.]+ +\d+$"  # ... GC
-    on = re.search("^on" + row, out, re.M)
+    on = re.search("^on-thread" + row, out, re.M)
     # All the CPU in the crawl process (measured a moment apart), no worker.
     assert on and abs(float(on[1]) - float(on[2])) < 1 and on[3] == "0"
     worker = re.search("^on-proc1" + row, out, re.M)

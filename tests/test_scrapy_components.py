@@ -143,7 +143,10 @@ def test_field_values_of_a_rejected_page_carry_empty_text_and_no_blocks():
 
 
 def _middleware(**settings):
-    crawler = get_crawler(settings_dict={"DECLUTTER_STORE": "memory:", **settings})
+    """The middleware of a crawler that is not started: it analyses in-process, since
+    worker processes start when the spider opens."""
+    crawler = get_crawler(settings_dict={"DECLUTTER_STORE": "memory:", "DECLUTTER_PROCESSES": 0,
+                                         **settings})
     return build_from_crawler(DeclutterMiddleware, crawler)
 
 

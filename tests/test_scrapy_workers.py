@@ -10,13 +10,14 @@ an error, and the rest of the crawl is analysed in-process.
 from __future__ import annotations
 
 import json
+import os
 
 from test_scrapy_crawl import CONTENT, crawl, feed, read_jsonl, site_url  # noqa: F401 (fixture)
 from test_scrapy_warmup import PAGES, orders
 
 from scrapy_declutter.integration.converters import processes
 from scrapy_declutter.integration.workers import Workers
-from scrapy_declutter.integration.settings import DeclutterOptions
+from scrapy_declutter.integration.settings import DEFAULTS, DeclutterOptions
 
 
 def test_items_from_a_worker_process_are_identical_to_in_process(site_url, tmp_path):
@@ -40,6 +41,25 @@ def test_items_from_a_worker_process_are_identical_to_in_process(site_url, tmp_p
     reports = sorted(p.name for p in (tmp_path / "reports1").iterdir())
     assert reports == sorted(p.name for p in (tmp_path / "reports0").iterdir())
     assert len(reports) == inline["declutter/inspect/saved"] > 0
+
+
+def test_result_for_gives_a_callback_the_same_result_in_a_worker_as_in_process(site_url,
+                                                                               tmp_path):
+    specs = [{"args": {"start_url": f"{site_url}/index.html", "with_result": "1"},
+              "settings": {**feed(tmp_path / f"items{n}.jsonl"), "DECLUTTER_PROCESSES": n,
+                           "DECLUTTER_SITE_LEARNING": False}}
+             for n in (0, 1)]
+    crawl(tmp_path, *specs)
+    in_process, in_worker = (read_jsonl(tmp_path / f"items{n}.jsonl") for n in (0, 1))
+    assert in_worker == in_process
+    results = {path: item["result"] for path, item in in_worker.items() if item["kind"] == "html"}
+    for path, phrase in CONTENT.items():
+        result = results[path]
+        assert phrase in result["text"] and result["text"] == in_worker[path]["clean_text"]
+        assert result["blocks"] and result["markdown"] and result["metadata"]["title"]
+        assert result["same_object"]
+    # Pages that are not HTML get None, in both.
+    assert all(item["result"] is None for item in in_worker.values() if item["kind"] != "html")
 
 
 def test_a_warm_up_in_a_worker_gives_identical_items_in_any_order(site_url, tmp_path):
@@ -102,7 +122,9 @@ def test_pages_of_a_site_go_to_one_worker_whatever_the_process():
 
 def test_processes_setting():
     assert processes("2") == 2 and processes(0) == 0
-    assert processes("auto") in (0, 1)
+    assert processes("auto") == (1 if len(os.sched_getaffinity(0)) >= 2 else 0)
+    # The default: a worker wherever there is a core for it.
+    assert processes(DEFAULTS["DECLUTTER_PROCESSES"]) == processes("auto")
     for bad in (-1, "many", True):
         try:
             processes(bad)

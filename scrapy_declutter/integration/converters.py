@@ -56,9 +56,17 @@ def processes(value: Any) -> int:
     one number.
     """
     if isinstance(value, str) and value.strip().lower() == "auto":
-        return 1 if (os.cpu_count() or 1) >= 2 else 0
+        return 1 if usable_cores() >= 2 else 0
     return _whole_number(value, 'is not a number of processes; use a whole number, 0 or more, '
                                 'or "auto"')
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity where the OS has one (a
+    container or ``taskset`` limits it; ``os.cpu_count()`` counts the whole machine)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def _whole_number(value: Any, refusal: str) -> int:

@@ -20,10 +20,11 @@ entry goes away with its request even when no callback ever consumes it
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .items import field_values
+from .shipping import ShippedResult
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -37,9 +38,9 @@ if TYPE_CHECKING:
 class PageSummary:
     """What the crawl's stats record of one analysed page (``CrawlState.record``).
 
-    A few numbers instead of the Result, so that a page analysed in a worker
-    process (``DECLUTTER_PROCESSES``) sends back only these and its fields:
-    unpickling a whole Result cost more than analysing the page.
+    A few numbers, read without rebuilding the Result of a page analysed in
+    a worker process (``DECLUTTER_PROCESSES``), which only a callback that
+    asks for it pays for (``PageOutput``).
     """
 
     site: str
@@ -62,19 +63,28 @@ class PageOutput:
     ``summary`` is None when the response was not analysed (non-HTML, an
     error status, skipped by meta, or the analysis failed); ``fields`` then
     maps every configured item field to None, so the items keep their
-    columns. ``result`` is None then too, and also for a page analysed in a
-    worker process, whose Result stays there. ``fields`` is computed where
-    the Result is, for the options that request was analysed with.
+    columns, and there is no Result. ``fields`` is computed where the Result
+    is, for the options that request was analysed with.
+
+    A page analysed in a worker process (``DECLUTTER_PROCESSES``) has no
+    ``result`` but ``shipped``: its Result as plain tuples (``shipping``), rebuilt by
+    ``result_for`` only if the callback asks for it. So the crawl process
+    pays nothing for the Results no callback reads, and a callback gets the
+    same Result as in-process.
     """
 
     result: Result | None
     fields: dict[str, Any]
     summary: PageSummary | None = None
+    shipped: ShippedResult | None = None
 
     @classmethod
-    def of(cls, result: Result, options: DeclutterOptions, *, keep: bool = True) -> PageOutput:
-        """The output of an analysed page; ``keep=False`` leaves the Result out (a worker's)."""
-        return cls(result if keep else None, field_values(result, options), PageSummary.of(result))
+    def of(cls, result: Result, options: DeclutterOptions, *, ship: bool = False) -> PageOutput:
+        """The output of an analysed page; ``ship=True`` sends the Result as tuples (a worker's)."""
+        fields, summary = field_values(result, options), PageSummary.of(result)
+        if not ship:
+            return cls(result, fields, summary)
+        return cls(None, fields, summary, ShippedResult.of(result))
 
     @classmethod
     def unanalysed(cls, options: DeclutterOptions) -> PageOutput:
@@ -84,6 +94,12 @@ class PageOutput:
     @property
     def analysed(self) -> bool:
         return self.summary is not None
+
+    def unshipped(self, response: Any) -> PageOutput:
+        """This output with its shipped Result rebuilt, on the tree of ``response``."""
+        if self.shipped is None:
+            return self
+        return replace(self, result=self.shipped.result(response.selector.root), shipped=None)
 
 
 @dataclass(eq=False)
@@ -135,6 +151,18 @@ def result_for(response: Response) -> Result | None:
     ``response.meta``; it is gone once the callback's output is consumed.
     None also while the page is held in its site's warm-up
     (``DECLUTTER_WARMUP_PAGES``): its items get their fields when it ends.
+    A Result made in a worker process is read back on the first call, and
+    every later call gives that same object.
     """
-    output = get(response)
-    return output.result if output is not None else None
+    request = getattr(response, "request", None)
+    entry = _OUTPUTS.get(request) if request is not None else None
+    output = entry.output if isinstance(entry, Ticket) else entry
+    if output is None:
+        return None
+    if output.shipped is not None:
+        output = output.unshipped(response)
+        if isinstance(entry, Ticket):
+            entry.output = output
+        else:
+            _OUTPUTS[request] = output
+    return output.result

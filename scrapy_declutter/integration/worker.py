@@ -3,10 +3,9 @@
 The crawl process sends a page as plain values (``WorkerPage``: body, URL,
 Content-Type, the request's options, its ticket number) and gets an
 ``Answer`` back: for every page the analysis released, its ticket number and
-its ``PageOutput`` without the Result (the item field values and a
-``PageSummary`` for the stats), plus the log lines and report counts the
-crawl process records. Results never cross the pipe: unpickling one cost
-more than analysing the page (5.2 ms against some 13).
+its ``PageOutput`` (the item field values, a ``PageSummary`` for the stats
+and the Result as bytes, rebuilt only if a callback asks: ``shipping``),
+plus the log lines and report counts the crawl process records.
 
 The worker keeps its own ``Analyser`` with its own store connection (SQLite
 and Redis take several writers; a ``memory:`` store is per process, which is
@@ -116,7 +115,7 @@ class _Worker:
         answer = Answer()
         for r in released:
             answer.outputs.append((r.key.ticket, PageOutput.of(r.result, r.key.options,
-                                                               keep=False)))
+                                                               ship=True)))
             self.report(r.result, answer)
         answer.logs = self.catch.take()
         return answer

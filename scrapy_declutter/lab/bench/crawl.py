@@ -81,6 +81,7 @@ MODES: dict[str, dict[str, Any]] = {
     "on-nothreads": {
         "ADDONS": {"scrapy_declutter.Addon": 500},
         "DECLUTTER_THREADS": False,
+        "DECLUTTER_PROCESSES": 0,
     },
 }
 
@@ -255,12 +256,13 @@ ADDON = {"scrapy_declutter.Addon": 500}
 #: The broad benchmark's modes: Scrapy settings over ``BROAD_SETTINGS``.
 BROAD_MODES: dict[str, dict[str, Any]] = {
     "off": {},
+    # The defaults: a worker process on a machine with two cores or more.
     "on": {"ADDONS": ADDON},
     "on-nolearning": {"ADDONS": ADDON, "DECLUTTER_SITE_LEARNING": False},
-    # The analysis inline on the reactor, without the plugin's thread.
-    "on-inline": {"ADDONS": ADDON, "DECLUTTER_THREADS": False},
+    # The analysis inline on the reactor, without the plugin's thread or a worker.
+    "on-inline": {"ADDONS": ADDON, "DECLUTTER_THREADS": False, "DECLUTTER_PROCESSES": 0},
     "on-nolearning-inline": {"ADDONS": ADDON, "DECLUTTER_SITE_LEARNING": False,
-                             "DECLUTTER_THREADS": False},
+                             "DECLUTTER_THREADS": False, "DECLUTTER_PROCESSES": 0},
     # The analysis on the plugin's thread (no worker process), and in one or two workers.
     "on-thread": {"ADDONS": ADDON, "DECLUTTER_PROCESSES": 0},
     "on-nolearning-thread": {"ADDONS": ADDON, "DECLUTTER_SITE_LEARNING": False,
