@@ -37,6 +37,8 @@ def test_items_from_a_worker_process_are_identical_to_in_process(site_url, tmp_p
                 "declutter/warmup/held_pages", "declutter/inspect/saved"):
         assert worker[key] == inline[key], key
     assert "declutter/errors" not in worker
+    # Said once, by the crawl that has a worker: where the analysis runs.
+    assert log.count("scrapy_declutter analyses pages in 1 worker process(es), pids ") == 1
     # The reports were written by the worker, one per analysed page, as in-process.
     reports = sorted(p.name for p in (tmp_path / "reports1").iterdir())
     assert reports == sorted(p.name for p in (tmp_path / "reports0").iterdir())

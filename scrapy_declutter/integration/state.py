@@ -135,6 +135,10 @@ class CrawlState:
         assert self.workers is not None
         try:
             self.heard(Answer(logs=self.workers.start()))
+            # Said once, since the default starts one: where the analysis (and its CPU) is.
+            self.log.info("scrapy_declutter analyses pages in %d worker process(es), pids %s "
+                          "(DECLUTTER_PROCESSES=0 keeps them in this process)",
+                          self.workers.count, ", ".join(map(str, self.workers.pids)))
         except DeclutterError as e:
             self.workers = None
             if not _CLOSES_AT_OPEN:  # cannot close now: the analysis stays in this process
