@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 
 from test_scrapy_crawl import CONTENT, crawl, feed, read_jsonl, site_url  # noqa: F401 (fixture)
 from test_scrapy_warmup import PAGES, orders
 
 from scrapy_declutter.integration.converters import processes
+from scrapy_declutter.integration.worker import GC_THRESHOLDS
 from scrapy_declutter.integration.workers import Workers
 from scrapy_declutter.integration.settings import DEFAULTS, DeclutterOptions
 
@@ -134,3 +137,17 @@ def test_processes_setting():
             assert "auto" in str(e)
         else:
             raise AssertionError(bad)
+
+
+def test_a_started_worker_freezes_what_it_loaded_and_collects_less_often(tmp_path):
+    # In a child process, as a worker is: the pytest process's collector is left alone.
+    code = ("import gc; from scrapy_declutter.integration import worker; "
+            "from scrapy_declutter.integration.settings import DeclutterOptions; "
+            "before = gc.get_freeze_count(); "
+            "worker.start('memory:', 8, None, 0.0, DeclutterOptions()); "
+            "print(before, gc.get_freeze_count(), *gc.get_threshold())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=tmp_path).stdout.split()
+    before, frozen, *thresholds = map(int, out)
+    assert before == 0 and frozen > 10_000  # the imports and the model
+    assert tuple(thresholds) == GC_THRESHOLDS
