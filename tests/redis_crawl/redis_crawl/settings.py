@@ -24,6 +24,9 @@ MAX_IDLE_TIME_BEFORE_CLOSE = 10
 ADDONS = {"scrapy_declutter.Addon": 500}
 # Site models in the same Redis: every process learns from every page.
 DECLUTTER_STORE = REDIS_URL
+# One crawl process per core already uses every core: each analyses its own pages
+# rather than starting a worker process of its own (the default on 2+ cores).
+DECLUTTER_PROCESSES = 0
 DECLUTTER_BLOCKS_FIELD = "blocks"  # the test checks both labels occur
 
 TELNETCONSOLE_ENABLED = False
