@@ -52,7 +52,7 @@ def test_a_shipped_result_is_rebuilt_with_every_field_of_every_block():
 def test_each_ancestor_is_sent_once_and_shared_again_once_rebuilt():
     result = _learned_results()[0]
     shipped = ShippedResult.of(result)
-    distinct = {id(a) for b in result.blocks for a in b.ancestors}
+    distinct = {a for b in result.blocks for a in b.ancestors}
     assert len(shipped.ancestors) == len(distinct) < sum(len(b.ancestors) for b in result.blocks)
     rebuilt = shipped.result(None)
     assert len({id(a) for b in rebuilt.blocks for a in b.ancestors}) == len(distinct)
