@@ -35,6 +35,9 @@ def test_items_from_a_worker_process_are_identical_to_in_process(site_url, tmp_p
     assert in_worker == in_process
     for path, phrase in CONTENT.items():
         assert phrase in in_worker[path]["clean_text"]
+    # No callback asked for a Result: none was sent back.
+    assert "declutter/workers/results_sent" not in worker
+    assert "declutter/workers/results_fetched" not in worker
     for key in ("declutter/pages", "declutter/blocks", "declutter/content_blocks",
                 "declutter/items", "declutter/sites", "declutter/site_learning/pages",
                 "declutter/warmup/held_pages", "declutter/inspect/saved"):
@@ -54,10 +57,14 @@ def test_result_for_gives_a_callback_the_same_result_in_a_worker_as_in_process(s
               "settings": {**feed(tmp_path / f"items{n}.jsonl"), "DECLUTTER_PROCESSES": n,
                            "DECLUTTER_SITE_LEARNING": False}}
              for n in (0, 1)]
-    crawl(tmp_path, *specs)
+    (_, stats), _ = crawl(tmp_path, *specs)
     in_process, in_worker = (read_jsonl(tmp_path / f"items{n}.jsonl") for n in (0, 1))
     assert in_worker == in_process
     results = {path: item["result"] for path, item in in_worker.items() if item["kind"] == "html"}
+    # The first callback's Result was fetched from the worker, which kept it; from then on
+    # each came back with its page.
+    fetched, sent = stats["declutter/workers/results_fetched"], stats["declutter/workers/results_sent"]
+    assert 1 <= fetched < len(results) and fetched + sent == len(results)
     for path, phrase in CONTENT.items():
         result = results[path]
         assert phrase in result["text"] and result["text"] == in_worker[path]["clean_text"]

@@ -19,9 +19,10 @@ entry goes away with its request even when no callback ever consumes it
 
 from __future__ import annotations
 
+import logging
 import weakref
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .items import field_values
 from .shipping import ShippedResult
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 
     from ..result import Result, SiteDecisions
     from .settings import DeclutterOptions
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,12 @@ class PageSummary:
                    sum(1 for b in result.blocks if b.is_content), result.site_learning)
 
 
+class KeptResult(Protocol):
+    """A Result its worker process kept (``workers.KeptResult``): fetched, or None if gone."""
+
+    def fetch(self) -> ShippedResult | None: ...
+
+
 @dataclass(frozen=True)
 class PageOutput:
     """What the analysis of one response gives its callback and its items.
@@ -67,24 +76,29 @@ class PageOutput:
     is, for the options that request was analysed with.
 
     A page analysed in a worker process (``DECLUTTER_PROCESSES``) has no
-    ``result`` but ``shipped``: its Result as plain tuples (``shipping``), rebuilt by
-    ``result_for`` only if the callback asks for it. So the crawl process
-    pays nothing for the Results no callback reads, and a callback gets the
-    same Result as in-process.
+    ``result``: either ``shipped``, its Result as plain tuples (``shipping``),
+    rebuilt by ``result_for`` only if the callback asks, or, before any
+    callback of the crawl asked, ``kept``: where to fetch it from the worker
+    (``KeptResult``). So a crawl whose callbacks never ask pays
+    nothing for Results, and a callback gets the same Result as in-process.
     """
 
     result: Result | None
     fields: dict[str, Any]
     summary: PageSummary | None = None
     shipped: ShippedResult | None = None
+    kept: KeptResult | None = None
 
     @classmethod
-    def of(cls, result: Result, options: DeclutterOptions, *, ship: bool = False) -> PageOutput:
-        """The output of an analysed page; ``ship=True`` sends the Result as tuples (a worker's)."""
-        fields, summary = field_values(result, options), PageSummary.of(result)
-        if not ship:
-            return cls(result, fields, summary)
-        return cls(None, fields, summary, ShippedResult.of(result))
+    def of(cls, result: Result, options: DeclutterOptions) -> PageOutput:
+        """The output of a page analysed in this process."""
+        return cls(result, field_values(result, options), PageSummary.of(result))
+
+    @classmethod
+    def of_worker(cls, result: Result, options: DeclutterOptions, *, ship: bool) -> PageOutput:
+        """The output a worker sends back: with its Result as tuples if ``ship``, else none."""
+        return cls(None, field_values(result, options), PageSummary.of(result),
+                   ShippedResult.of(result) if ship else None)
 
     @classmethod
     def unanalysed(cls, options: DeclutterOptions) -> PageOutput:
@@ -96,10 +110,19 @@ class PageOutput:
         return self.summary is not None
 
     def unshipped(self, response: Any) -> PageOutput:
-        """This output with its shipped Result rebuilt, on the tree of ``response``."""
-        if self.shipped is None:
-            return self
-        return replace(self, result=self.shipped.result(response.selector.root), shipped=None)
+        """This output with its worker's Result rebuilt, on the tree of ``response``.
+
+        A Result the worker kept is fetched first: this blocks the reactor
+        until the worker has answered the pages queued before (once or a few
+        times a crawl, since the first fetch has every later Result sent).
+        """
+        shipped = self.shipped if self.kept is None else self.kept.fetch()
+        if shipped is None:
+            logger.warning("scrapy_declutter no longer has the Result of %s in its worker "
+                           "process; result_for gives None", getattr(response, "url", "?"))
+            return replace(self, kept=None)
+        return replace(self, result=shipped.result(response.selector.root), shipped=None,
+                       kept=None)
 
 
 @dataclass(eq=False)
@@ -159,7 +182,7 @@ def result_for(response: Response) -> Result | None:
     output = entry.output if isinstance(entry, Ticket) else entry
     if output is None:
         return None
-    if output.shipped is not None:
+    if output.shipped is not None or output.kept is not None:
         output = output.unshipped(response)
         if isinstance(entry, Ticket):
             entry.output = output

@@ -269,6 +269,8 @@ class CrawlState:
         for ticket, output in outputs:
             if output.summary is not None:
                 self.record(output.summary)
+            if output.shipped is not None:
+                self.stats.inc_value("declutter/workers/results_sent")
             if output.result is not None:
                 self.report(output.result)
             items += self.held.settle(ticket, output)
@@ -379,6 +381,9 @@ class CrawlState:
                 logs, peak_mb = self.workers.close()
                 self.heard(Answer(logs=logs))
                 self.stats.max_value("declutter/workers/max_rss_mb", round(peak_mb))
+                if self.workers.fetched:
+                    self.stats.set_value("declutter/workers/results_fetched",
+                                         self.workers.fetched)
             except Exception as e:  # noqa: BLE001 - closing must not hide the crawl's outcome
                 self.count_error(type(e).__name__)
                 self.log.error("scrapy_declutter could not close its worker processes: %r", e)

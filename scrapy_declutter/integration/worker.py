@@ -3,9 +3,15 @@
 The crawl process sends a page as plain values (``WorkerPage``: body, URL,
 Content-Type, the request's options, its ticket number) and gets an
 ``Answer`` back: for every page the analysis released, its ticket number and
-its ``PageOutput`` (the item field values, a ``PageSummary`` for the stats
-and the Result as bytes, rebuilt only if a callback asks: ``shipping``),
-plus the log lines and report counts the crawl process records.
+its ``PageOutput`` (the item field values and a ``PageSummary`` for the
+stats), plus the log lines and report counts the crawl process records.
+
+The Result itself stays here unless the crawl asks for Results: sending one
+back (``shipping``) costs about a tenth of the page's analysis, and most
+crawls never read one. The worker keeps the last ``RECENT_RESULTS`` Results
+it did not send; the first ``result_for(response)`` of the crawl fetches its
+page's Result from here (``fetch``) and raises the crawl's shared flag
+(``share``), after which every page's Result comes back with its answer.
 
 The worker keeps its own ``Analyser`` with its own store connection (SQLite
 and Redis take several writers; a ``memory:`` store is per process, which is
@@ -30,9 +36,11 @@ from typing import TYPE_CHECKING, Any
 
 from .analyser import Analyser
 from .handoff import PageOutput
+from .shipping import ShippedResult
 
 if TYPE_CHECKING:
     from ..report.files import ReportSampler
+    from ..result import Result
     from ..sitelearning.warmup import Released
     from .settings import DeclutterOptions
 
@@ -111,15 +119,27 @@ class _Worker:
         self.analyser = Analyser(store, logging.getLogger(_CRAWL_LOG), max_held=max_held,
                                  trim=trim)
         self.inspector = inspector
+        #: Ticket number -> Result, for the last pages answered without theirs (``fetch``).
+        self.recent: dict[int, Result] = {}
 
     def answer(self, released: list[Released]) -> Answer:
         answer = Answer()
+        ship = bool(_SHIP is not None and _SHIP.value)
         for r in released:
-            answer.outputs.append((r.key.ticket, PageOutput.of(r.result, r.key.options,
-                                                               ship=True)))
+            answer.outputs.append((r.key.ticket, PageOutput.of_worker(r.result, r.key.options,
+                                                                      ship=ship)))
             self.report(r.result, answer)
+            if not ship:
+                self.keep(r.key.ticket, r.result)
         answer.logs = self.catch.take()
         return answer
+
+    def keep(self, ticket: int, result: Result) -> None:
+        """Keep a Result not sent back, without its tree, for a while (``RECENT_RESULTS``)."""
+        result.root = None  # a callback's Result is rebuilt on the crawl process's own tree
+        self.recent[ticket] = result
+        if len(self.recent) > RECENT_RESULTS:
+            del self.recent[next(iter(self.recent))]  # the oldest: dicts keep insertion order
 
     def report(self, result: Any, answer: Answer) -> None:
         """Save the page's inspection report if sampled; a disk error only warns (back home)."""
@@ -135,6 +155,12 @@ class _Worker:
 
 
 _WORKER: _Worker | None = None
+#: The crawl's flag, shared with every worker (``share``): nonzero once a callback asked
+#: for a Result, from when on every Result is sent back with its page's answer.
+_SHIP: Any = None
+#: Results kept for ``fetch``. A callback runs as soon as its page's answer arrives, so
+#: only the last few are ever asked for; 64 cover CONCURRENT_REQUESTS = 32 twice.
+RECENT_RESULTS = 64
 
 #: The worker's collector thresholds (generations 0, 1, 2). A page makes tens of
 #: thousands of container objects (blocks, rows of features, tuples) that die with it:
@@ -165,6 +191,18 @@ def start(store: str | None, max_held: int, inspect_dir: str | None, inspect_sam
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
     return os.getpid(), _WORKER.catch.take()
+
+
+def share(flag: Any) -> None:
+    """The pool's initializer: keep the crawl's shared "send Results back" flag."""
+    global _SHIP
+    _SHIP = flag
+
+
+def fetch(ticket: int) -> ShippedResult | None:
+    """The Result of a page answered without it, as sent back; None when no longer kept."""
+    result = _started().recent.pop(ticket, None)
+    return None if result is None else ShippedResult.of(result)
 
 
 def submit(page: WorkerPage) -> Answer:

@@ -29,8 +29,8 @@ import multiprocessing
 import zlib
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DeclutterError
 from ..sitekey import site_key_function
@@ -40,11 +40,14 @@ from .offload import run_on
 if TYPE_CHECKING:
     from .handoff import PageOutput, Ticket
     from .settings import DeclutterOptions
+    from .shipping import ShippedResult
 
 #: How workers are started: a fresh interpreter, never a fork of the crawl process.
 START_METHOD = "spawn"
 #: Seconds a worker may take to start (import, load the model, open the store).
 START_TIMEOUT = 120.0
+#: Seconds a callback's ``result_for`` waits for a worker to hand over a kept Result.
+FETCH_TIMEOUT = 60.0
 #: What one call to a worker gives back: the outputs it released, under their tickets,
 #: and the worker's answer (its log lines, CPU time and report counts).
 Reply = tuple["list[tuple[Ticket, PageOutput]]", worker.Answer]
@@ -63,6 +66,18 @@ class Lost:
     tickets: list[Ticket]
 
 
+@dataclass(frozen=True)
+class KeptResult:
+    """Where the Result of a page answered without it is: its worker and ticket number."""
+
+    workers: Workers
+    index: int
+    number: int
+
+    def fetch(self) -> ShippedResult | None:
+        return self.workers.fetch(self.index, self.number)
+
+
 class Workers:
     """The crawl's worker processes and the tickets each holds."""
 
@@ -79,6 +94,10 @@ class Workers:
         #: Per worker: ticket number -> Ticket, for every page sent and not yet released.
         self._tickets: list[dict[int, Ticket]] = [{} for _ in range(count)]
         self._numbers = itertools.count()
+        #: Shared with every worker (``worker.share``): raised by the first fetch.
+        self._ship: Any = None
+        #: Kept Results fetched for callbacks (each one a wait of the reactor).
+        self.fetched = 0
 
     def start(self) -> list[worker.LogLine]:
         """Start every worker and wait until all are ready; DeclutterError saying why one is not.
@@ -90,8 +109,12 @@ class Workers:
         # Any step may fail: the pool's queues start the resource tracker, a process, submit
         # starts the worker, and an interpreter that cannot start raises in either.
         try:
+            # One byte of shared memory, handed to each worker as it is spawned.
+            self._ship = context.RawValue("b", 0)
             for _ in range(self.count):
-                self.pools.append(ProcessPoolExecutor(1, mp_context=context))
+                self.pools.append(ProcessPoolExecutor(1, mp_context=context,
+                                                      initializer=worker.share,
+                                                      initargs=(self._ship,)))
             started = [pool.submit(worker.start, self.store, self.max_held, options.inspect_dir,
                                    options.inspect_sample, options) for pool in self.pools]
             ready = [future.result(timeout=START_TIMEOUT) for future in started]
@@ -121,6 +144,25 @@ class Workers:
         except BrokenProcessPool as e:
             return self._lose(index, pool, e)
         return self._resolved(index, answer), answer
+
+    def fetch(self, index: int, number: int) -> ShippedResult | None:
+        """A kept Result, from its worker, waiting for it; None if it is gone.
+
+        Called by a callback's ``result_for``, so the reactor waits: the
+        worker answers the pages queued before this call first. Every later
+        Result is sent back with its page (the shared flag), so a crawl
+        waits so only for the pages answered before its first ``result_for``.
+        """
+        if self._ship is not None:
+            self._ship.value = 1
+        self.fetched += 1
+        pool = self.pools[index]
+        if pool is None:
+            return None
+        try:
+            return pool.submit(worker.fetch, number).result(timeout=FETCH_TIMEOUT)
+        except (BrokenProcessPool, TimeoutError):
+            return None
 
     def release(self) -> tuple[list[Reply], list[Lost]]:
         """End every warm-up in every worker, waiting for them (the spider is idle or closing).
@@ -163,9 +205,12 @@ class Workers:
 
     def _resolved(self, index: int, answer: worker.Answer) -> list[tuple[Ticket, PageOutput]]:
         tickets = self._tickets[index]
-        outputs = [(tickets.pop(number, None), output) for number, output in answer.outputs]
+        outputs = [(tickets.pop(number, None), number, output)
+                   for number, output in answer.outputs]
         # None: given up meanwhile, by a call that found the worker dead right after this answer.
-        return [(ticket, output) for ticket, output in outputs if ticket is not None]
+        return [(ticket, output if output.shipped is not None
+                 else replace(output, kept=KeptResult(self, index, number)))
+                for ticket, number, output in outputs if ticket is not None]
 
     def _lose(self, index: int, pool: ProcessPoolExecutor, error: Exception) -> Lost:
         """Give up a dead worker's pages, once: the first call that finds it dead reports it."""
