@@ -110,6 +110,11 @@ class Slot(Generic[T]):
         return f"Slot({self.name!r})"
 
 
+#: The scan the walk of ``tree_facts`` made for a step (``treefacts.configure_scan``), with
+#: the root it scanned: the learned step reads it instead of walking the tree once more.
+TREE_SCAN: Slot[tuple[etree._Element, tuple]] = Slot("tree scan")
+
+
 @dataclass(eq=False)
 class Page:
     """A parsed page. ``root`` is shared with the caller and never mutated here.
@@ -204,6 +209,8 @@ class Page:
         facts = tree_facts(root)
         page = cls(root=root, url=url, site=site_key(url), title=_title(facts),
                    language=declared or DEFAULT_LANGUAGE)
+        if facts.scan is not None:
+            page.put(TREE_SCAN, (root, facts.scan))
         page.reason = limits.check_tree(root, elements=facts.elements)
         if page.reason and not page.reason.startswith(TOO_DEEP):
             log_reason(url, page.reason)
