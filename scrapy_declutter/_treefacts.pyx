@@ -86,6 +86,8 @@ cdef struct Scan:
 cdef struct Found:
     int facts  # 0: the scan alone
     long elements
+    int wide  # 1: the children of the elements visited are counted (the root's tree)
+    long widest  # the most children (elements, comments, PIs) of one element counted
     xmlNode* head_title
     xmlNode* title
     xmlAttr* og_title  # the ``content`` attribute of the first ``og:title`` meta that has one
@@ -182,9 +184,20 @@ cdef void _visit(Found* f, xmlNode* node) noexcept nogil:
     cdef xmlAttr* a
     if f.scan != NULL:
         _scan_visit(f.scan, node)
+    cdef xmlNode* c
+    cdef long children = 0
     if not f.facts:
         return
     f.elements += 1
+    if f.wide:  # ``len(el)``: what is not text
+        c = node.children
+        while c != NULL:
+            if (c.type == tree.XML_ELEMENT_NODE or c.type == tree.XML_COMMENT_NODE
+                    or c.type == tree.XML_PI_NODE or c.type == tree.XML_ENTITY_REF_NODE):
+                children += 1
+            c = c.next
+        if children > f.widest:
+            f.widest = children
     if name[0] == b"t" and strcmp(name, "title") == 0:
         if f.title == NULL:
             f.title = node
@@ -240,6 +253,7 @@ cdef void _start(Found* f, int facts, Scan* s) noexcept:
     cdef Py_ssize_t i
     f.facts, f.elements, f.head_title, f.title, f.og_title, f.bail, f.scan = (
         facts, 0, NULL, NULL, NULL, 0, s)
+    f.wide, f.widest = 0, 0
     if s != NULL:
         s.nodes, s.what, s.n, s.cap, s.bail, s.nomem = NULL, NULL, 0, 0, 0, 0
         for i in range(_n_counted):
@@ -272,7 +286,8 @@ cdef object _scanned(Scan* s, cetree._Element root):
 
 def facts(cetree._Element root not None):
     """(elements in the document, first ``//head/title``, first ``//title``, first
-    ``og:title`` meta's content, the scan of ``root`` as ``scan`` gives it), the elements
+    ``og:title`` meta's content, the scan of ``root`` as ``scan`` gives it, the most
+    children of one element of ``root``'s tree as ``len`` counts them), the elements
     as lxml proxies and None where there is none; the scan is None when no scan is
     configured, ``root`` is not alone in its document or the scan is left to the
     reference. None for a tree whose facts are left to the reference."""
@@ -292,6 +307,7 @@ def facts(cetree._Element root not None):
                     if top.ns != NULL:
                         f.bail = 1
                     else:
+                        f.wide = top == node
                         _walk(&f, top)
                 elif top.type == tree.XML_ENTITY_REF_NODE:
                     f.bail = 1
@@ -311,7 +327,8 @@ def facts(cetree._Element root not None):
         return (f.elements,
                 cetree.elementFactory(doc, f.head_title) if f.head_title != NULL else None,
                 cetree.elementFactory(doc, f.title) if f.title != NULL else None,
-                og, _scanned(&s, root) if f.scan != NULL else None)
+                og, _scanned(&s, root) if f.scan != NULL else None,
+                f.widest if node.type == tree.XML_ELEMENT_NODE else None)
     finally:
         if f.scan != NULL:
             free(s.nodes)

@@ -110,9 +110,10 @@ class Slot(Generic[T]):
         return f"Slot({self.name!r})"
 
 
-#: The scan the walk of ``tree_facts`` made for a step (``treefacts.configure_scan``), with
-#: the root it scanned: the learned step reads it instead of walking the tree once more.
-TREE_SCAN: Slot[tuple[etree._Element, tuple]] = Slot("tree scan")
+#: The ``TreeFacts`` of the page's tree, with the root they were read from: the steps read
+#: the og:title and the scan made for them (``treefacts.configure_scan``) there instead of
+#: walking the tree once more, late, when it has left the caches.
+TREE_FACTS: Slot[tuple[etree._Element, TreeFacts]] = Slot("tree facts")
 
 
 @dataclass(eq=False)
@@ -209,9 +210,8 @@ class Page:
         facts = tree_facts(root)
         page = cls(root=root, url=url, site=site_key(url), title=_title(facts),
                    language=declared or DEFAULT_LANGUAGE)
-        if facts.scan is not None:
-            page.put(TREE_SCAN, (root, facts.scan))
-        page.reason = limits.check_tree(root, elements=facts.elements)
+        page.put(TREE_FACTS, (root, facts))
+        page.reason = limits.check_tree(root, elements=facts.elements, widest=facts.widest)
         if page.reason and not page.reason.startswith(TOO_DEEP):
             log_reason(url, page.reason)
             return page

@@ -47,6 +47,9 @@ class TreeFacts(NamedTuple):
     #: The configured scan of the root's subtree, as ``scanned`` gives it; None when no
     #: scan is configured, the facts are the XPaths' or the scan is left to the reference.
     scan: tuple | None = None
+    #: The most children (``len``) of one element of the root's tree, for ``limits``'
+    #: widest-parent cap; None from the XPaths (the cap then counts them itself).
+    widest: int | None = None
 
 
 _COUNT = etree.XPath("count(//*)")

@@ -38,7 +38,7 @@ from lxml import etree
 
 from ... import treefacts
 from ...blocks import HEADING_TAGS
-from ...page import TREE_SCAN
+from ...page import TREE_FACTS
 from ...segment import in_reference_walk
 from .text import at_word_start
 
@@ -193,12 +193,11 @@ def tree_scan(page: "Page") -> TreeScan:
     ``segment.reference_walk()``) ``python_tree_scan``, which gives the same.
 
     The compiled scan is the one the page's tree facts made of this root in their walk
-    (``page.TREE_SCAN``), else a walk of its own (``treefacts.scanned``)."""
+    (``page.TREE_FACTS``), else a walk of its own (``treefacts.scanned``)."""
     if _compiled is not None and not in_reference_walk():
-        early = page.get(TREE_SCAN)
-        if early is not None and early[0] is page.root:
-            found = early[1]
-        else:
+        facts = page.get(TREE_FACTS)
+        found = facts[1].scan if facts is not None and facts[0] is page.root else None
+        if found is None:
             found = treefacts.scanned(page.root)
         if found is not None:
             counts, kept, marked, itemtypes = found
