@@ -149,7 +149,9 @@ class PageFacts:
             scan = scan or tree_scan(page)
             for el in scan.meta:
                 if el.tag == "script":
-                    if el.text and (el.get("type") or "").lower() == "application/ld+json":
+                    # The type first: the text of every other script (kilobytes of code,
+                    # decoded into a string) is not made to be thrown away.
+                    if (el.get("type") or "").lower() == "application/ld+json" and el.text:
                         types += _LD_TYPE.findall(el.text)[:MAX_TYPES]
                 elif not og and el.get("property") == "og:type":
                     og = el.get("content") or ""
