@@ -138,6 +138,14 @@ class Page:
     page_type: str = ""
     _slots: dict[Slot[Any], Any] = field(default_factory=dict, init=False, repr=False)
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        """A page given another tree lets the facts of the old one go (``TREE_FACTS``):
+        they hold elements of it, which would keep it alive (site learning's warm-up lets
+        a held page's tree go by replacing ``root``), and describe it, not the new one."""
+        if name == "root" and self.__dict__.get("root", value) is not value:
+            self.__dict__.get("_slots", {}).pop(TREE_FACTS, None)
+        object.__setattr__(self, name, value)
+
     def get(self, slot: Slot[T]) -> T | None:
         """What the part owning ``slot`` put on this page, or None."""
         return self._slots.get(slot)

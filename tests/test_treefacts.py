@@ -121,3 +121,19 @@ def test_the_widest_parent_is_what_len_counts(name):
     limits = Limits(max_elements=10**6, max_children=min(facts.elements, 3))
     assert limits.check_tree(root, elements=facts.elements, widest=facts.widest) == (
         limits.check_tree(root))
+
+
+def test_a_page_given_another_tree_lets_the_facts_of_the_old_one_go():
+    import sys
+
+    from scrapy_declutter.limits import empty_root
+    from scrapy_declutter.page import TREE_FACTS
+
+    page = Page.from_html(ODD["og:title only"])
+    old = page.root
+    assert page.get(TREE_FACTS)[0] is old
+    page.root = old  # the same tree: the facts stay
+    assert page.get(TREE_FACTS)[0] is old
+    held = sys.getrefcount(old)
+    page.root = empty_root()  # what site learning's warm-up does to a held page
+    assert page.get(TREE_FACTS) is None and sys.getrefcount(old) < held
