@@ -6,8 +6,10 @@
   upgraded after install. Without it the package segments in pure Python
   (``segment.python_segment``), saying so once in a logged warning.
 - ``scrapy_declutter._treefacts`` counts a tree's elements and finds its title's
-  candidates in one walk (over lxml's public C API, as ``_segment``); without it
-  ``treefacts.python_tree_facts`` asks libxml2's XPath, the same facts.
+  candidates in one walk (over lxml's public C API, as ``_segment``), and in the same
+  walk counts the tags and notes the attributes the learned step's page-type facts
+  read; without it ``treefacts.python_tree_facts`` asks libxml2's XPath, the same
+  facts, and the step scans with ``pagetype.python_tree_scan``, the same scan.
 - ``scrapy_declutter._language`` counts the blocks' stop words in one loop
   per page; without it ``language.stopword_counts`` runs per block, the same counts.
 - ``scrapy_declutter.sitelearning._counts`` counts a page's n-grams and merges
@@ -17,13 +19,11 @@
   text in one pass; without it ``model.python_normalise`` and
   ``model.python_fingerprint`` (three regular expressions) give the same strings and hashes.
 - ``steps.learned._trees`` walks the tree ensembles and ``steps.learned._chains``
-  summarises the blocks' ancestor chains, ``steps.learned._scan`` counts the
-  tags and notes the attributes the page-type facts read (over lxml's public C
-  API, as ``_segment``), ``steps.learned._text`` reads the blocks' texts
+  summarises the blocks' ancestor chains, ``steps.learned._text`` reads the blocks' texts
   character by character and ``steps.learned._columns`` gathers the blocks'
   fields into arrays; without them the learned step runs its references
   (``trees.TreeEnsemble.numpy_leaf_values``, ``features._chains``,
-  ``pagetype.python_tree_scan``, ``text.python_char_columns``,
+  ``text.python_char_columns``,
   ``columns.python_block_columns``), which give the same values.
 - ``scrapy_declutter/_chars.pxd`` holds the character classes ``_language`` and
   ``_text`` share, ``scrapy_declutter/_slots.pxd`` the slot offsets ``_segment``,
@@ -65,8 +65,6 @@ def extensions() -> list[Extension]:
         Extension("scrapy_declutter.steps.learned._trees", [f"{learned}/_trees.pyx"], optional=True),
         Extension("scrapy_declutter.steps.learned._chains", [f"{learned}/_chains.pyx"],
                   language="c++", optional=True),
-        Extension("scrapy_declutter.steps.learned._scan", [f"{learned}/_scan.pyx"],
-                  include_dirs=lxml.get_include(), optional=True),
         Extension("scrapy_declutter.steps.learned._text", [f"{learned}/_text.pyx"],
                   depends=[chars, slots], optional=True),
         Extension("scrapy_declutter.steps.learned._columns", [f"{learned}/_columns.pyx"],

@@ -110,6 +110,12 @@ class Slot(Generic[T]):
         return f"Slot({self.name!r})"
 
 
+#: The ``TreeFacts`` of the page's tree, with the root they were read from: the steps read
+#: the og:title and the scan made for them (``treefacts.configure_scan``) there instead of
+#: walking the tree once more, late, when it has left the caches.
+TREE_FACTS: Slot[tuple[etree._Element, TreeFacts]] = Slot("tree facts")
+
+
 @dataclass(eq=False)
 class Page:
     """A parsed page. ``root`` is shared with the caller and never mutated here.
@@ -131,6 +137,14 @@ class Page:
     #: product ...), when an extractor that classifies pages ran; "" otherwise.
     page_type: str = ""
     _slots: dict[Slot[Any], Any] = field(default_factory=dict, init=False, repr=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """A page given another tree lets the facts of the old one go (``TREE_FACTS``):
+        they hold elements of it, which would keep it alive (site learning's warm-up lets
+        a held page's tree go by replacing ``root``), and describe it, not the new one."""
+        if name == "root" and self.__dict__.get("root", value) is not value:
+            self.__dict__.get("_slots", {}).pop(TREE_FACTS, None)
+        object.__setattr__(self, name, value)
 
     def get(self, slot: Slot[T]) -> T | None:
         """What the part owning ``slot`` put on this page, or None."""
@@ -204,7 +218,8 @@ class Page:
         facts = tree_facts(root)
         page = cls(root=root, url=url, site=site_key(url), title=_title(facts),
                    language=declared or DEFAULT_LANGUAGE)
-        page.reason = limits.check_tree(root, elements=facts.elements)
+        page.put(TREE_FACTS, (root, facts))
+        page.reason = limits.check_tree(root, elements=facts.elements, widest=facts.widest)
         if page.reason and not page.reason.startswith(TOO_DEEP):
             log_reason(url, page.reason)
             return page

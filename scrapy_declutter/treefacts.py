@@ -1,6 +1,7 @@
 """What a Page reads from its whole tree before segmenting it: the element count
 (``limits``' cap) and the title's candidates (``<head><title>``, any ``<title>``,
-``og:title``).
+``og:title``); and, in the same walk, the scan a step configured (``configure_scan``:
+the learned step's page-type tags and marked elements).
 
 Asked of libxml2's XPath (``count(//*)``, ``//head/title`` ...) each is a pass
 that gathers every node of the document first: two of them cost as much as
@@ -8,6 +9,12 @@ segmenting the page. The compiled ``_treefacts`` finds them all in one walk,
 without the GIL, where the package was built with a compiler; elsewhere (and
 inside ``segment.reference_walk()``), or on a tree it leaves to the reference,
 ``python_tree_facts`` asks the XPaths. The two give the same facts.
+
+The scan rides on the compiled walk because it reads every element too: made
+right after the parse, it finds the nodes in the caches, where a walk of its
+own in the learned step, after segmentation and the features, waited on
+memory for most of its time. Its reference (``pagetype.python_tree_scan``) is
+the step's: here the XPath facts come without a scan, and the step scans.
 """
 
 from __future__ import annotations
@@ -37,6 +44,12 @@ class TreeFacts(NamedTuple):
     title: etree._Element | None
     #: The ``content`` of the first ``<meta property="og:title">`` that has one, or None.
     og_title: str | None
+    #: The configured scan of the root's subtree, as ``scanned`` gives it; None when no
+    #: scan is configured, the facts are the XPaths' or the scan is left to the reference.
+    scan: tuple | None = None
+    #: The most children (``len``) of one element of the root's tree, for ``limits``'
+    #: widest-parent cap; None from the XPaths (the cap then counts them itself).
+    widest: int | None = None
 
 
 _COUNT = etree.XPath("count(//*)")
@@ -52,6 +65,25 @@ def tree_facts(root: etree._Element) -> TreeFacts:
         if found is not None:
             return TreeFacts(*found)
     return python_tree_facts(root)
+
+
+def configure_scan(counted: tuple[str, ...], kept: tuple[str, ...]) -> None:
+    """Have the compiled walk scan the tree for a step: count the ``counted`` tags (in
+    order), keep the elements of the ``kept`` ones and of those with a ``role``, an
+    ``itemprop`` or an ``itemtype`` (``pagetype.TreeScan`` reads them). Without a
+    compiler, nothing: the step scans with its reference."""
+    if _compiled is not None:
+        _compiled.configure_scan(counted, kept)
+
+
+def scanned(root: etree._Element) -> tuple | None:
+    """(counts of the counted tags, kept elements, marked elements, itemtype values) of
+    ``root``'s subtree by the compiled walk alone, for a tree ``tree_facts`` did not scan;
+    None where it is not built, inside ``segment.reference_walk()``, or for a tree it
+    leaves to the reference."""
+    if _compiled is None or in_reference_walk():
+        return None
+    return _compiled.scan(root)
 
 
 def python_tree_facts(root: etree._Element) -> TreeFacts:

@@ -1,6 +1,7 @@
 """One scan of the tree for the page-type facts and the content containers (``tree_scan``)
 gives what each reader finds walking the tree on its own, and the compiled scan
-(``_scan``) gives what the pure-Python one (``python_tree_scan``) gives."""
+(``_treefacts``, alone or in the walk of the page's tree facts) gives what the
+pure-Python one (``python_tree_scan``) gives."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from conftest import SAMPLE_DATA, require_compiled, wcxb_page
 from lxml import etree
 
-from scrapy_declutter.page import Page, parse_html
+from scrapy_declutter.page import TREE_FACTS, Page, parse_html
 from scrapy_declutter.segment import reference_walk
 from scrapy_declutter.steps.learned import pagetype
 from scrapy_declutter.steps.learned.features import container_paths
@@ -77,6 +78,31 @@ def test_the_compiled_scan_gives_the_reference_on_every_bundled_page(path, compi
     assert tuple(counts) == reference.counts
     assert kept == [el for el in page.root.iter(*pagetype.KEPT_TAGS)]
     assert marked == reference.marked and itemtypes == reference.itemtypes
+    early = page.get(TREE_FACTS)
+    if page.blocks:  # analysed: the walk of its tree facts scanned the tree
+        assert early is not None and early[0] is page.root and early[1].scan is not None, (
+            "the tree facts' walk made no scan")
+    if early is not None and early[1].scan is not None:
+        assert early[1].scan == found
+
+
+def test_the_scan_of_another_root_is_not_read():
+    page = Page.from_html(MARKED)
+    facts = page.get(TREE_FACTS)[1]
+    assert facts.scan is not None or COMPILED is None
+    other = parse_html("<p role='main'>other</p>")
+    wrong = facts._replace(scan=([0] * len(pagetype.COUNTED_TAGS), [], [], ["wrong"]))
+    page.put(TREE_FACTS, (other, wrong))
+    assert tree_scan(page) == python_tree_scan(page)
+    assert tree_scan(page).itemtypes != ["wrong"]
+
+
+def test_a_root_beside_others_gets_no_scan_from_the_facts(compiled_scan):
+    root = parse_html("<p role='main'>a</p></html><!-- x --><html role='next'><p>b</p>")
+    page = Page.from_tree(root)
+    facts = page.get(TREE_FACTS)  # gone with the root when the page took a copy of the document
+    assert facts is None or facts[1].scan is None
+    assert tree_scan(page) == python_tree_scan(page)
 
 
 @pytest.mark.parametrize("markup", [

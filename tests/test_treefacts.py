@@ -98,3 +98,42 @@ def test_the_element_cap_reads_the_counted_elements():
     root = parse_html(html)
     assert Limits(max_elements=20).check_tree(root) == Limits(max_elements=20).check_tree(
         root, elements=tree_facts(root).elements)
+
+
+@pytest.mark.parametrize("name", sorted(ODD) + BUNDLED)
+def test_the_title_step_reads_the_og_title_the_facts_found(name):
+    from scrapy_declutter.steps.title import _og_title, walked_og_title
+
+    html = ODD[name] if name in ODD else decode_html(wcxb_page(name)[0])
+    page = Page.from_html(html)
+    assert _og_title(page) == walked_og_title(page.root)
+    with reference_walk():
+        page = Page.from_html(html)
+        assert _og_title(page) == walked_og_title(page.root)
+
+
+@pytest.mark.parametrize("name", sorted(ODD) + BUNDLED)
+def test_the_widest_parent_is_what_len_counts(name):
+    root = parse_html(ODD[name] if name in ODD else decode_html(wcxb_page(name)[0]))
+    facts = tree_facts(root)
+    if treefacts._compiled is not None:
+        assert facts.widest == max(len(el) for el in root.iter())
+    limits = Limits(max_elements=10**6, max_children=min(facts.elements, 3))
+    assert limits.check_tree(root, elements=facts.elements, widest=facts.widest) == (
+        limits.check_tree(root))
+
+
+def test_a_page_given_another_tree_lets_the_facts_of_the_old_one_go():
+    import sys
+
+    from scrapy_declutter.limits import empty_root
+    from scrapy_declutter.page import TREE_FACTS
+
+    page = Page.from_html(ODD["og:title only"])
+    old = page.root
+    assert page.get(TREE_FACTS)[0] is old
+    page.root = old  # the same tree: the facts stay
+    assert page.get(TREE_FACTS)[0] is old
+    held = sys.getrefcount(old)
+    page.root = empty_root()  # what site learning's warm-up does to a held page
+    assert page.get(TREE_FACTS) is None and sys.getrefcount(old) < held

@@ -263,8 +263,8 @@ def test_the_switch_and_the_reference_walk():
 _WITHOUT = """
 import logging, sys
 # As if the build had no compiler: none of the compiled modules is there.
-for name in ("_segment", "_language", "steps.learned._trees", "steps.learned._chains",
-             "steps.learned._scan", "steps.learned._text", "steps.learned._columns"):
+for name in ("_segment", "_language", "_treefacts", "steps.learned._trees",
+             "steps.learned._chains", "steps.learned._text", "steps.learned._columns"):
     sys.modules[f"scrapy_declutter.{name}"] = None
 records = []
 class Keep(logging.Handler):

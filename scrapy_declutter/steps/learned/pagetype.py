@@ -36,14 +36,15 @@ from urllib.parse import urlsplit
 import numpy as np
 from lxml import etree
 
+from ... import treefacts
 from ...blocks import HEADING_TAGS
+from ...page import TREE_FACTS
 from ...segment import in_reference_walk
 from .text import at_word_start
 
-try:
-    from . import _scan as _compiled
-except ImportError:  # built without a compiler: ``python_tree_scan``, the reference
-    _compiled = None
+#: The compiled scan (``scrapy_declutter._treefacts``, which makes it in the walk of the
+#: page's tree facts); None without a compiler: ``python_tree_scan``, the reference.
+_compiled = treefacts._compiled
 try:
     from . import _text
 except ImportError:  # built without a compiler: ``python_shape``, the reference
@@ -148,7 +149,9 @@ class PageFacts:
             scan = scan or tree_scan(page)
             for el in scan.meta:
                 if el.tag == "script":
-                    if el.text and (el.get("type") or "").lower() == "application/ld+json":
+                    # The type first: the text of every other script (kilobytes of code,
+                    # decoded into a string) is not made to be thrown away.
+                    if (el.get("type") or "").lower() == "application/ld+json" and el.text:
                         types += _LD_TYPE.findall(el.text)[:MAX_TYPES]
                 elif not og and el.get("property") == "og:type":
                     og = el.get("content") or ""
@@ -187,11 +190,17 @@ class TreeScan(NamedTuple):
 
 
 def tree_scan(page: "Page") -> TreeScan:
-    """The ``TreeScan`` of a page: the compiled scan (``_scan``) where the package was
-    built with a compiler and the tree is one an HTML parse makes, else (and inside
-    ``segment.reference_walk()``) ``python_tree_scan``, which gives the same."""
+    """The ``TreeScan`` of a page: the compiled scan where the package was built with a
+    compiler and the tree is one an HTML parse makes, else (and inside
+    ``segment.reference_walk()``) ``python_tree_scan``, which gives the same.
+
+    The compiled scan is the one the page's tree facts made of this root in their walk
+    (``page.TREE_FACTS``), else a walk of its own (``treefacts.scanned``)."""
     if _compiled is not None and not in_reference_walk():
-        found = _compiled.scan(page.root)
+        facts = page.get(TREE_FACTS)
+        found = facts[1].scan if facts is not None and facts[0] is page.root else None
+        if found is None:
+            found = treefacts.scanned(page.root)
         if found is not None:
             counts, kept, marked, itemtypes = found
             meta = [el for el in kept if el.tag == "script" or el.tag == "meta"]
@@ -202,7 +211,7 @@ def tree_scan(page: "Page") -> TreeScan:
 
 def python_tree_scan(page: "Page") -> TreeScan:
     """One walk over ``SCANNED_TAGS`` and one attribute scan of the page's tree: the
-    reference of the compiled ``_scan``.
+    reference of the compiled scan (``_treefacts``).
 
     Attributes come in document order, an element's own before its
     children's, so an element's role and itemprop are next to each other.
@@ -323,8 +332,7 @@ def python_shape(blocks: list) -> tuple[tuple[int, ...], list[str]]:
             [t for t in texts if len(t) <= SHORT_LINE])
 
 
-if _compiled is not None:
-    _compiled.configure(COUNTED_TAGS, KEPT_TAGS)
+treefacts.configure_scan(COUNTED_TAGS, KEPT_TAGS)
 
 #: Every phrase of ``_PHRASES`` in one set, in their order, for the compiled count.
 _PHRASE_SET = _text.Phrases([p for words in _PHRASES.values() for p in words]) if _text else None
