@@ -18,6 +18,9 @@
 - ``scrapy_declutter.sitelearning._fingerprint`` normalises and hashes a block's
   text in one pass; without it ``model.python_normalise`` and
   ``model.python_fingerprint`` (three regular expressions) give the same strings and hashes.
+- ``scrapy_declutter.sitelearning._pagekeys`` reads a page's fingerprints, structural
+  keys and content containers in one loop over its blocks; without it
+  ``pagekeys.python_page_keys`` gives the same keys.
 - ``steps.learned._trees`` walks the tree ensembles and ``steps.learned._chains``
   summarises the blocks' ancestor chains, ``steps.learned._text`` reads the blocks' texts
   character by character and ``steps.learned._columns`` gathers the blocks'
@@ -62,6 +65,9 @@ def extensions() -> list[Extension]:
                   ["scrapy_declutter/sitelearning/_counts.pyx"], optional=True),
         Extension("scrapy_declutter.sitelearning._fingerprint",
                   ["scrapy_declutter/sitelearning/_fingerprint.pyx"], optional=True),
+        Extension("scrapy_declutter.sitelearning._pagekeys",
+                  ["scrapy_declutter/sitelearning/_pagekeys.pyx"], depends=["scrapy_declutter/_slots.pxd"],
+                  optional=True),
         Extension("scrapy_declutter.steps.learned._trees", [f"{learned}/_trees.pyx"], optional=True),
         Extension("scrapy_declutter.steps.learned._chains", [f"{learned}/_chains.pyx"],
                   language="c++", optional=True),

@@ -1,6 +1,7 @@
 """The compiled fingerprints (``_fingerprint``) are the reference's (``model.python_normalise``,
 ``model.python_fingerprint``): the same normalised strings and the same hashes; and its test for
-a name (``names_someone``) is the regular expression's (``places.python_names_someone``)."""
+a name (``names_someone``) and its folding of names (``fold_names``) are the regular
+expression's (``places.python_names_someone``, ``places.python_fold_names``)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ def _agree(texts: list[str]) -> None:
         assert COMPILED.normalise(text) == model.python_normalise(text), repr(text)
         assert COMPILED.fingerprint(text) == model.python_fingerprint(text), repr(text)
         assert COMPILED.names_someone(text) == places.python_names_someone(text), repr(text)
+        assert COMPILED.fold_names(text) == places.python_fold_names(text), repr(text)
 
 
 def test_urls_months_digits_and_whitespace_fold_as_the_regular_expressions_fold_them():
@@ -52,6 +54,8 @@ def test_names_are_found_where_the_regular_expression_finds_them():
     _agree(texts)
     assert COMPILED.names_someone("Posted on 3 May by Jane Roe")
     assert not COMPILED.names_someone("The Best Laptops For Students")
+    assert COMPILED.fold_names("Posted on 3 May by Jane Roe, filed under Town  Council x") \
+        == "Posted on 3 May by <name>, filed under <name> x"
 
 
 def test_random_texts_fold_as_the_reference_folds_them():

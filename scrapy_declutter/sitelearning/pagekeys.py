@@ -8,11 +8,17 @@ labels (``HeldPage.relabel_generic`` puts them back): computing these keys
 both times was a third of what site learning cost a crawl of 10-page sites.
 So the site step keeps them on the page, in the slot ``PAGE_KEYS``, and the
 second run reads them back.
+
+Where the package was compiled, ``_pagekeys`` runs the loops over the blocks
+(``python_page_keys`` is the reference it is tested against, and what runs
+without it): the same keys, in the same order.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from importlib import import_module
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from ..page import Slot
@@ -55,10 +61,28 @@ class PageKeys:
 PAGE_KEYS: Slot[PageKeys] = Slot("site learning keys")
 
 
+try:  # by name, as ``model`` loads ``_fingerprint``: the import graph sees only .py modules
+    _compiled: ModuleType | None = import_module(f"{__package__}._pagekeys")
+except ImportError:  # built without a compiler: the loops below
+    _compiled = None
+
+
 def page_keys(page: "Page", *, structural: bool, confidences: list[float],
               confident: float) -> PageKeys:
     """The page's keys; ``confidences``: the generic steps' in each block's label, ``confident``
-    the least that makes a label sure.
+    the least that makes a label sure (``python_page_keys``, in C where compiled)."""
+    if _compiled is None:
+        return python_page_keys(page, structural=structural, confidences=confidences,
+                                confident=confident)
+    places = Places(page.blocks)
+    fps, structures, samples, found = _compiled.page_key_lists(
+        page.blocks, confidences, confident, structural, places._memo)
+    return PageKeys(places, fps, structures, samples, found, confidences)
+
+
+def python_page_keys(page: "Page", *, structural: bool, confidences: list[float],
+                     confident: float) -> PageKeys:
+    """``page_keys`` in Python: the reference of ``_pagekeys.page_key_lists``.
 
     A block gets a structural key when it is a line of words (a byline, a
     banner), not a menu (the generic steps see those), and its text names

@@ -143,6 +143,16 @@ names_someone: Callable[[str], bool] = (_compiled.names_someone if _compiled
                                         else python_names_someone)
 
 
+def python_fold_names(text: str) -> str:
+    """The text with the names ``_NAMES`` finds folded to ``<name>``: the reference of
+    ``_fingerprint.fold_names``, and what runs without it."""
+    return _NAMES.sub(r"\1<name>", text)
+
+
+#: ``fold_names(text)``: ``python_fold_names``, in one scan where the package was compiled.
+fold_names: Callable[[str], str] = _compiled.fold_names if _compiled else python_fold_names
+
+
 def folded_hash(text: str) -> int:
     """Hash of the text with names folded too; 0 when it names nobody or is too long.
 
@@ -157,7 +167,7 @@ def folded_hash(text: str) -> int:
 
 
 def _folded(text: str) -> int:
-    return fingerprint(_NAMES.sub(r"\1<name>", text))
+    return fingerprint(fold_names(text))
 
 
 _FOLDED: Memo[str, int] = Memo(_folded, FINGERPRINT_CACHE)

@@ -1,0 +1,172 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""``pagekeys.python_page_keys``' loops in C: a page's fingerprints, structural keys and
+containers, with the same memos and the same results.
+
+Reading what site learning compares of a page (``pagekeys``) was a quarter of what
+site learning cost a crawl, nearly all of it the interpreter's work around C calls:
+some 320 blocks a page, each looked up in a memo (a method call, a dict look-up, a
+length test), a hundred of them asked whether they name someone and where they are
+(``places.Places``: a path per element, built by f-strings and memoised by ``id``),
+and the content container's lineages summed in a dict. Here the same loops run over
+the blocks' slots (``_slots``) with the memos' dicts read directly: the fingerprints,
+keys, samples and containers are the reference's value for value, in the same order,
+and the page's ``Places`` gets the same paths memoised (``Places.path`` reads them).
+A miss calls the memo's own function, so the memos hold what they would anyway.
+"""
+
+from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
+from cpython.long cimport PyLong_FromVoidPtr
+from cpython.object cimport PyObject
+from cpython.tuple cimport PyTuple_GET_ITEM
+from libc.stdint cimport uint64_t
+
+from scrapy_declutter._slots cimport field_of, slot_offset
+
+from ..blocks import CONTENT
+from . import model, pagekeys, places
+
+#: ``places._MIX`` and ``model.HASH_MASK``: ``places.keyed_at`` in 64-bit arithmetic
+#: keeps the low 63 bits of the same product.
+cdef uint64_t MIX = places._MIX
+cdef uint64_t MASK = model.HASH_MASK
+
+
+cdef class _Memo:
+    """One ``memo.Memo``'s dict, size and function, read once per page."""
+    cdef dict values
+    cdef Py_ssize_t size
+    cdef object function
+
+    def __init__(self, memo):
+        self.values, self.size, self.function = memo.values, memo.size, memo.function
+
+    cdef object get(self, object key):
+        """``Memo.__call__``: the value, computed (and the dict emptied when full) on a miss."""
+        cdef PyObject *hit = PyDict_GetItem(self.values, key)
+        if hit != NULL:
+            return <object>hit
+        if len(self.values) >= self.size:
+            self.values.clear()
+        value = self.function(key)
+        PyDict_SetItem(self.values, key, value)
+        return value
+
+
+cdef class _Paths:
+    """``places.Places._path`` over the page's memo (``Places._memo``), ids as keys."""
+    cdef dict memo
+    cdef _Memo named
+    cdef str cut
+
+    def __init__(self, dict memo, _Memo named):
+        self.memo, self.named, self.cut = memo, named, places.CUT
+
+    cdef inline str describe(self, object a):
+        """``places.describe`` of an ``Ancestor`` (a tuple: tag, id, classes): its tag, or
+        the memoised normalised selector."""
+        if not <object>PyTuple_GET_ITEM(a, 1) and not <object>PyTuple_GET_ITEM(a, 2):
+            return <object>PyTuple_GET_ITEM(a, 0)
+        return self.named.get(a)
+
+    cdef inline object known(self, object a):
+        cdef PyObject *hit = PyDict_GetItem(self.memo, PyLong_FromVoidPtr(<void *>a))
+        return None if hit == NULL else <object>hit
+
+    cdef str path(self, tuple ancestors):
+        cdef Py_ssize_t n = len(ancestors), i
+        cdef str path
+        if n == 0:
+            return ""
+        last = ancestors[n - 1]
+        found = self.known(last)
+        if found is not None:
+            return found
+        if <object>PyTuple_GET_ITEM(ancestors[0], 0) != "html":
+            return f"{self.cut}/{self.describe(last)}"
+        if n > 1:
+            parent = self.known(ancestors[n - 2])
+            if parent is not None:
+                path = f"{parent}/{self.describe(last)}"
+                self.memo[PyLong_FromVoidPtr(<void *>last)] = path
+                return path
+        i = n - 1
+        while i > 0 and self.known(ancestors[i - 1]) is None:
+            i -= 1
+        path = self.known(ancestors[i - 1]) if i > 0 else ""
+        while i < n:
+            a = ancestors[i]
+            path = f"{path}/{self.describe(a)}"
+            self.memo[PyLong_FromVoidPtr(<void *>a)] = path
+            i += 1
+        return path
+
+
+def page_key_lists(list blocks, list confidences, double confident, bint structural,
+                   dict place_memo):
+    """(fingerprints, structural keys or [], samples, containers) of ``python_page_keys``;
+    ``place_memo`` is the page's ``Places._memo``, filled with the paths walked."""
+    cdef Py_ssize_t n = len(blocks), i, k, m, total = 0, weight
+    cdef Py_ssize_t cached_chars = model.CACHED_CHARS, max_chars = places.STRUCTURE_MAX_CHARS
+    cdef double max_links = pagekeys.STRUCTURE_MAX_LINKS
+    cdef _Memo cached = _Memo(model._CACHED), folded_memo = _Memo(places._FOLDED)
+    cdef _Memo path_hashes = _Memo(places._PATH_HASHES)
+    cdef _Paths paths = _Paths(place_memo, _Memo(places._NAMED))
+    cdef object uncached = model._fingerprint, names_someone = places.names_someone
+    cdef list fps = [None] * n, structures = [0] * n if structural else []
+    cdef list weights = [0] * n
+    cdef dict samples = {}
+    cdef str text, path
+    cdef uint64_t folded, key
+    cdef object cls = type(blocks[0]) if n else None
+    cdef Py_ssize_t at_text = -1, at_links = -1, at_words = -1, at_ancestors = -1
+    cdef Py_ssize_t at_chars = -1, at_label = -1
+    if n:
+        at_text, at_links = slot_offset(cls, "text"), slot_offset(cls, "link_density")
+        at_words, at_ancestors = slot_offset(cls, "words"), slot_offset(cls, "ancestors")
+        at_chars, at_label = slot_offset(cls, "text_chars"), slot_offset(cls, "label")
+    for i in range(n):
+        b = blocks[i]
+        if type(b) is not cls:
+            at_text = at_links = at_words = at_ancestors = at_chars = at_label = -1
+        text = field_of(b, at_text, "text")
+        fps[i] = cached.get(text) if len(text) <= cached_chars else uncached(text)
+        if structural and len(text) <= max_chars \
+                and <double>field_of(b, at_links, "link_density") < max_links \
+                and field_of(b, at_words, "words") >= 3 and names_someone(text):
+            folded = folded_memo.get(text)
+            if folded:
+                path = paths.path(field_of(b, at_ancestors, "ancestors"))
+                key = ((<uint64_t>path_hashes.get(path) * MIX) ^ folded) & MASK
+                if key == 0:
+                    key = 1
+                structures[i] = key
+                samples[key] = (text, path)
+        if <double>confidences[i] >= confident and field_of(b, at_label, "label") == CONTENT:
+            weight = field_of(b, at_chars, "text_chars")
+            weights[i] = weight
+            total += weight
+    cdef list found = []
+    if total < max(pagekeys.CONTAINER_MIN_CHARS, 1):
+        return fps, structures, samples, found
+    cdef dict held = {}
+    cdef double share = pagekeys.CONTAINER_SHARE
+    tags = places.CONTAINER_TAGS
+    for i in range(n):
+        weight = weights[i]
+        if not weight:
+            continue
+        b = blocks[i]
+        ancestors = field_of(b, at_ancestors if type(b) is cls else -1, "ancestors")
+        m = len(ancestors)
+        if not m or <object>PyTuple_GET_ITEM(ancestors[0], 0) != "html":
+            continue  # ``Places.lineage``: a cut lineage names no place
+        paths.path(ancestors)
+        for k in range(m - 1):  # the block's own element is not a container
+            place = paths.known(ancestors[k])
+            got = held.get(place)
+            held[place] = weight if got is None else got + weight
+    for place, chars in held.items():
+        last = place.rpartition("/")[2]  # rsplit("/", 1)[-1]; no negative index here
+        if chars >= share * total and ("#" in last or "." in last or last in tags):
+            found.append(place)
+    return fps, structures, samples, found
