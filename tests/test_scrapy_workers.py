@@ -13,13 +13,18 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from test_scrapy_crawl import CONTENT, crawl, feed, read_jsonl, site_url  # noqa: F401 (fixture)
 from test_scrapy_warmup import PAGES, orders
 
 from scrapy_declutter.integration.converters import processes
-from scrapy_declutter.integration.workers import Workers
 from scrapy_declutter.integration.settings import DEFAULTS, DeclutterOptions
+from scrapy_declutter.integration.workers import Workers
+
+#: A bundled page (Python docs, PSF licence; see example_project/site): real markup to parse.
+CONTENT_PAGE = (Path(__file__).resolve().parents[1]
+                / "example_project/site/docs.python.org/3.11/tutorial/classes.html")
 
 
 def test_items_from_a_worker_process_are_identical_to_in_process(site_url, tmp_path):
@@ -156,3 +161,29 @@ def test_a_started_worker_freezes_what_it_loaded(tmp_path):
                          check=True, cwd=tmp_path).stdout.split()
     before, frozen = map(int, out)
     assert before == 0 and frozen > 10_000  # the imports and the model
+
+
+def test_a_worker_parses_as_scrapy_does_without_keeping_the_response_alive():
+    import gc
+    import weakref
+
+    from lxml import etree
+    from scrapy.http import HtmlResponse
+
+    from scrapy_declutter.integration.worker import _parsed
+
+    body = CONTENT_PAGE.read_bytes()
+    scrapys = HtmlResponse("http://example.com/a/", body=body).selector.root
+    gc.disable()
+    try:
+        response = HtmlResponse("http://example.com/a/", body=body)
+        alive = weakref.ref(response)
+        ours = _parsed(response)
+        del response
+        # Scrapy's selector and its response refer to each other: a cycle only the collector
+        # frees, with the page's tree. Ours is freed as soon as it is let go.
+        assert alive() is None
+    finally:
+        gc.enable()
+    assert etree.tostring(ours) == etree.tostring(scrapys)
+    assert ours.getroottree().docinfo.URL == scrapys.getroottree().docinfo.URL
