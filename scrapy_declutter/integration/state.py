@@ -20,7 +20,6 @@ import logging
 import textwrap
 import weakref
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals, version_info
@@ -33,7 +32,8 @@ from .handoff import PageOutput, PageSummary, Ticket
 from .holding import HeldItems
 from .items import FieldWriter
 from .offload import analysis_thread, run_on, timed_analysis, timed_release
-from .settings import DeclutterOptions, SettingsError, boolean, default_store_uri
+from .settings import DeclutterOptions, SettingsError, boolean
+from .setup_checks import checked_store
 from .worker import Answer
 from .workers import Lost, Workers
 
@@ -67,7 +67,7 @@ class CrawlState:
         self.setup_error = ""
         try:
             self.options = DeclutterOptions.from_crawler(crawler)
-            store = self._checked_store(self.options)
+            store = checked_store(self.options)
         except SettingsError as e:
             self.options, store, self.setup_error = DeclutterOptions(), None, str(e)
         self.analyser = Analyser(store, self.log, trim=self.options.trim_memory)
@@ -91,38 +91,6 @@ class CrawlState:
         else:
             crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
             crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
-
-    @staticmethod
-    def _checked_store(options: DeclutterOptions) -> str | None:
-        """The store URI to use, with its scheme and backend checked; SettingsError if wrong.
-
-        An unknown scheme or a backend whose package is missing (``redis``)
-        stops the crawl. What can go wrong later is not a set-up error and
-        is not probed here: a Redis server that is down (site learning waits
-        for it), a SQLite path that cannot be opened (the crawl goes on
-        without site learning, with one warning) or a corrupt SQLite file
-        (set aside and replaced).
-        """
-        store = options.store
-        if store is None and options.site_learning:
-            store = default_store_uri()
-        try:
-            from ..sitelearning import open_store  # NumPy and the n-gram models
-        except ImportError as e:
-            raise SettingsError(f"site learning cannot be loaded: {type(e).__name__}: {e}; "
-                                "reinstall scrapy-declutter with its dependencies") from None
-        if store is not None and not store.lower().startswith("sqlite:"):
-            try:
-                open_store(store).close()  # memory: or a Redis client, which connects lazily
-            except (DeclutterError, OSError) as e:
-                raise SettingsError(f"DECLUTTER_STORE={store!r} cannot be opened: {e}") from None
-        if options.inspect_dir:
-            try:
-                Path(options.inspect_dir).mkdir(parents=True, exist_ok=True)
-            except OSError as e:
-                raise SettingsError(f"DECLUTTER_INSPECT_DIR={options.inspect_dir!r} cannot be "
-                                    f"created: {e}") from None
-        return store
 
     def refuse_to_start(self, spider: Any) -> None:
         """spider_opened: log the set-up problems once and close the spider before it crawls."""

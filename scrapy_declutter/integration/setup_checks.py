@@ -1,0 +1,44 @@
+"""The set-up check that stops a crawl at start: the store, site learning, the reports' folder.
+
+``CrawlState`` runs them once, when the first component is built; what they
+raise becomes the one error logged when the spider opens (see ``state``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import DeclutterError
+from .settings import DeclutterOptions, SettingsError, default_store_uri
+
+
+def checked_store(options: DeclutterOptions) -> str | None:
+    """The store URI to use, with its scheme and backend checked; SettingsError if wrong.
+
+    An unknown scheme or a backend whose package is missing (``redis``)
+    stops the crawl. What can go wrong later is not a set-up error and
+    is not probed here: a Redis server that is down (site learning waits
+    for it), a SQLite path that cannot be opened (the crawl goes on
+    without site learning, with one warning) or a corrupt SQLite file
+    (set aside and replaced).
+    """
+    store = options.store
+    if store is None and options.site_learning:
+        store = default_store_uri()
+    try:
+        from ..sitelearning import open_store  # NumPy and the n-gram models
+    except ImportError as e:
+        raise SettingsError(f"site learning cannot be loaded: {type(e).__name__}: {e}; "
+                            "reinstall scrapy-declutter with its dependencies") from None
+    if store is not None and not store.lower().startswith("sqlite:"):
+        try:
+            open_store(store).close()  # memory: or a Redis client, which connects lazily
+        except (DeclutterError, OSError) as e:
+            raise SettingsError(f"DECLUTTER_STORE={store!r} cannot be opened: {e}") from None
+    if options.inspect_dir:
+        try:
+            Path(options.inspect_dir).mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise SettingsError(f"DECLUTTER_INSPECT_DIR={options.inspect_dir!r} cannot be "
+                                f"created: {e}") from None
+    return store
