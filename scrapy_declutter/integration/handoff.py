@@ -22,7 +22,8 @@ from __future__ import annotations
 import logging
 import weakref
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from .items import field_values
 from .shipping import ShippedResult
@@ -59,12 +60,6 @@ class PageSummary:
                    sum(1 for b in result.blocks if b.is_content), result.site_learning)
 
 
-class KeptResult(Protocol):
-    """A Result its worker process kept (``workers.KeptResult``): fetched, or None if gone."""
-
-    def fetch(self) -> ShippedResult | None: ...
-
-
 @dataclass(frozen=True)
 class PageOutput:
     """What the analysis of one response gives its callback and its items.
@@ -78,8 +73,8 @@ class PageOutput:
     A page analysed in a worker process (``DECLUTTER_PROCESSES``) has no
     ``result``: either ``shipped``, its Result as plain tuples (``shipping``),
     rebuilt by ``result_for`` only if the callback asks, or, before any
-    callback of the crawl asked, ``kept``: where to fetch it from the worker
-    (``KeptResult``). So a crawl whose callbacks never ask pays
+    callback of the crawl asked, ``kept``: what fetches it from the worker that
+    kept it (``Workers.fetch`` for its worker and ticket). So a crawl whose callbacks never ask pays
     nothing for Results, and a callback gets the same Result as in-process.
     """
 
@@ -87,7 +82,7 @@ class PageOutput:
     fields: dict[str, Any]
     summary: PageSummary | None = None
     shipped: ShippedResult | None = None
-    kept: KeptResult | None = None
+    kept: Callable[[], ShippedResult | None] | None = None
 
     @classmethod
     def of(cls, result: Result, options: DeclutterOptions) -> PageOutput:
@@ -116,10 +111,10 @@ class PageOutput:
         until the worker has answered the pages queued before (once or a few
         times a crawl, since the first fetch has every later Result sent).
         """
-        shipped = self.shipped if self.kept is None else self.kept.fetch()
+        shipped = self.shipped if self.kept is None else self.kept()
         if shipped is None:
             logger.warning("scrapy_declutter no longer has the Result of %s in its worker "
-                           "process; result_for gives None", getattr(response, "url", "?"))
+                           "process; result_for gives None", response.url)
             return replace(self, kept=None)
         return replace(self, result=shipped.result(response.selector.root), shipped=None,
                        kept=None)
@@ -148,16 +143,20 @@ def get(response: Any) -> PageOutput | None:
 
     None too while the page waits in its site's warm-up: see ``pending``.
     """
-    request = getattr(response, "request", None)
-    output = _OUTPUTS.get(request) if request is not None else None
+    output = _entry(response)
     return output.output if isinstance(output, Ticket) else output
 
 
 def pending(response: Any) -> Ticket | None:
     """The Ticket of this response's page while it waits in its site's warm-up, else None."""
-    request = getattr(response, "request", None)
-    output = _OUTPUTS.get(request) if request is not None else None
+    output = _entry(response)
     return output if isinstance(output, Ticket) and output.output is None else None
+
+
+def _entry(response: Any) -> PageOutput | Ticket | None:
+    """What ``put`` left for this response's request (None for a Failure or no request)."""
+    request = getattr(response, "request", None)
+    return _OUTPUTS.get(request) if request is not None else None
 
 
 def discard(response: Any) -> None:
@@ -177,8 +176,7 @@ def result_for(response: Response) -> Result | None:
     A Result made in a worker process is read back on the first call, and
     every later call gives that same object.
     """
-    request = getattr(response, "request", None)
-    entry = _OUTPUTS.get(request) if request is not None else None
+    entry = _entry(response)
     output = entry.output if isinstance(entry, Ticket) else entry
     if output is None:
         return None
@@ -187,5 +185,5 @@ def result_for(response: Response) -> Result | None:
         if isinstance(entry, Ticket):
             entry.output = output
         else:
-            _OUTPUTS[request] = output
+            put(response.request, output)
     return output.result

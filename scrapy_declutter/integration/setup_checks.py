@@ -1,7 +1,7 @@
 """The set-up check that stops a crawl at start: the store, site learning, the reports' folder.
 
-``CrawlState`` runs them once, when the first component is built; what they
-raise becomes the one error logged when the spider opens (see ``state``).
+``CrawlState`` runs it once, when the first component is built; what it
+raises becomes the one error logged when the spider opens (see ``state``).
 """
 
 from __future__ import annotations

@@ -165,7 +165,6 @@ _SHIP: Any = None
 RECENT_RESULTS = 64
 
 
-
 def start(store: str | None, max_held: int, inspect_dir: str | None, inspect_sample: float,
           options: DeclutterOptions) -> tuple[int, list[LogLine]]:
     """Set this process up for a crawl; its pid, and what it logged (a store it cannot open).
@@ -182,9 +181,9 @@ def start(store: str | None, max_held: int, inspect_dir: str | None, inspect_sam
     # What is loaded now (modules, the model) lives as long as the process: out of the
     # collector's generations, so that full collections walk only what pages leave (this
     # process is the plugin's own; the crawl process's collector is left alone). Measured
-    # over 400 WCXB-dev pages through ``submit``: 15.2 -> 14.9 ms a page. Raising gen0's
-    # threshold to 20,000 as well saved 0.4 ms of collection but kept 100 MB more: some
-    # pages' trees wait in reference cycles for the collector.
+    # over 400 WCXB-dev pages through ``submit``: 15.2 -> 14.9 ms a page. (Raising gen0's
+    # threshold to 20,000 as well kept 100 MB more while Scrapy's selector-response cycle
+    # held every tree for the collector; ``_parsed`` has no cycle, and the thresholds stay.)
     gc.freeze()
     return os.getpid(), _WORKER.catch.take()
 

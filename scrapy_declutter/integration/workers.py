@@ -24,6 +24,7 @@ its sites are then analysed in the crawl process for the rest of the crawl.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import multiprocessing
 import zlib
@@ -64,18 +65,6 @@ class Lost:
     worker: int
     reason: str
     tickets: list[Ticket]
-
-
-@dataclass(frozen=True)
-class KeptResult:
-    """Where the Result of a page answered without it is: its worker and ticket number."""
-
-    workers: Workers
-    index: int
-    number: int
-
-    def fetch(self) -> ShippedResult | None:
-        return self.workers.fetch(self.index, self.number)
 
 
 class Workers:
@@ -209,7 +198,7 @@ class Workers:
                    for number, output in answer.outputs]
         # None: given up meanwhile, by a call that found the worker dead right after this answer.
         return [(ticket, output if output.shipped is not None
-                 else replace(output, kept=KeptResult(self, index, number)))
+                 else replace(output, kept=functools.partial(self.fetch, index, number)))
                 for ticket, number, output in outputs if ticket is not None]
 
     def _lose(self, index: int, pool: ProcessPoolExecutor, error: Exception) -> Lost:
