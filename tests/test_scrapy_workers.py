@@ -150,17 +150,20 @@ def test_processes_setting():
             raise AssertionError(bad)
 
 
-def test_a_started_worker_freezes_what_it_loaded(tmp_path):
+def test_a_started_worker_freezes_what_it_loaded_and_collects_less_often(tmp_path):
+    from scrapy_declutter.integration import worker
+
     # In a child process, as a worker is: the pytest process's collector is left alone.
     code = ("import gc; from scrapy_declutter.integration import worker; "
             "from scrapy_declutter.integration.settings import DeclutterOptions; "
             "before = gc.get_freeze_count(); "
             "worker.start('memory:', 8, None, 0.0, DeclutterOptions()); "
-            "print(before, gc.get_freeze_count())")
+            "print(before, gc.get_freeze_count(), gc.get_threshold()[0])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=tmp_path).stdout.split()
-    before, frozen = map(int, out)
+    before, frozen, gen0 = map(int, out)
     assert before == 0 and frozen > 10_000  # the imports and the model
+    assert gen0 == worker.GC_THRESHOLDS[0] != 700
 
 
 def test_a_worker_parses_as_scrapy_does_without_keeping_the_response_alive():
