@@ -43,7 +43,7 @@ from lxml.includes.tree cimport const_xmlChar, xmlAttr, xmlNode
 cdef extern from "Python.h":
     void PyObject_GC_UnTrack(void* op)
 
-from .blocks import Ancestor, Block
+from .blocks import Ancestor, Block, style_hides
 from .structure import COUNTED_TAGS, LIST_TAGS, PLAIN, STRUCTURE_TAGS, Structure
 from .structure import code_language, has_span, is_permalink, list_start
 
@@ -248,6 +248,7 @@ cdef class _Builder:
         cdef BRec* b
         cdef LRec* link
         cdef IRec* img
+        cdef xmlNode* node
         cdef Py_ssize_t i, k, n = w.blocks.n
         cdef list out = []
         cdef char* arena = w.arena.data
@@ -280,6 +281,9 @@ cdef class _Builder:
                     img = <IRec*>w.images.data + k
                     images.append(_untracked((_attr_text(img.alt) or "", _attr_text(img.src))))
                 _set_field(block, "images", _untracked(tuple(images)))
+            node = _rec(w, b.el).node
+            if _attr(node, "hidden") != NULL or style_hides(_attr_text(_attr(node, "style"))):
+                _set_field(block, "hidden", True)
             _set_field(block, "position", i / n)
             _set_field(block, "xpath", self.xpath(b.el))
             out.append(block)

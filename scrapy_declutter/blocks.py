@@ -151,6 +151,10 @@ class Block:
     links: tuple[tuple[str, str], ...] = ()
     #: (alt text, src) of the block's images, in order; ``data:`` URIs left out.
     images: tuple[tuple[str, str], ...] = ()
+    #: The block's own element says it is not shown: a ``hidden`` attribute, or an inline
+    #: style of ``display: none`` or ``visibility: hidden`` (``style_hides``). Only
+    #: ``learned`` reads it (``leftout.without_hidden``); no step's features do.
+    hidden: bool = False
     #: Set by the site step when site learning relabelled the block (None otherwise).
     site_reason: SiteReason | None = None
 
@@ -187,6 +191,30 @@ class Block:
             "link_density": round(self.link_density, 4),
             "text_density": round(self.text_density, 4),
         }
+
+
+def style_hides(style: str | None) -> bool:
+    """Whether an inline ``style`` hides its element: a ``display: none`` or
+    ``visibility: hidden`` declaration, in any case, spacing or ``!important``.
+
+    Declarations are read one by one, so ``--display: none`` or a ``none`` in
+    another property's value does not count.
+    """
+    if not style:
+        return False
+    style = style.lower()
+    if "none" not in style and "hidden" not in style:  # most styles: one scan
+        return False
+    for declaration in style.split(";"):
+        prop, _, value = declaration.partition(":")
+        value = value.split("!", 1)[0].strip()
+        if (prop.strip(), value) in _HIDING:
+            return True
+    return False
+
+
+#: (property, value) pairs of an inline style that hide an element.
+_HIDING = frozenset({("display", "none"), ("visibility", "hidden")})
 
 
 def subtree_prefixes(xpaths: Iterable[str]) -> tuple[str, ...]:

@@ -31,7 +31,7 @@ from typing import Any, Iterator
 
 from lxml import etree
 
-from .blocks import Ancestor, Block
+from .blocks import Ancestor, Block, style_hides
 from .structure import COUNTED_TAGS, PLAIN, STRUCTURE_TAGS, Structure, StructureTracker, is_permalink
 
 #: Tags whose content a browser lays out as a box of its own.
@@ -236,6 +236,8 @@ def python_segment(root: etree._Element) -> list[Block]:
             block.links = tuple(links)
         if images:
             block.images = tuple(images)
+        if block_el.get("hidden") is not None or style_hides(block_el.get("style")):
+            block.hidden = True
         blocks.append(block)
 
     walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))

@@ -203,3 +203,24 @@ def test_segment_is_iterative_on_deep_trees():
     (b,) = segment(root)
     assert b.text == "deep" and b.tag == "div"
     assert len(b.ancestors) == 16  # only the nearest ancestors are kept
+
+
+def test_a_block_whose_own_element_the_markup_hides_says_so():
+    from scrapy_declutter.page import Page
+    page = Page.from_html(
+        b"<html><body><p>Shown text.</p><p hidden>Attribute.</p><p style='Display: NONE !important'>"
+        b"Style.</p><div style='visibility:hidden'>Box.<p>Inside the box.</p></div>"
+        b"<p style='--display:none; color: red'>Custom property.</p></body></html>", "http://t.test/")
+    assert {b.text: b.hidden for b in page.blocks} == {
+        "Shown text.": False, "Attribute.": True, "Style.": True, "Box.": True,
+        # Only the block's own element counts: a box hidden around it is often shown by script.
+        "Inside the box.": False, "Custom property.": False}
+
+
+@pytest.mark.parametrize("style, hides", [
+    ("display:none", True), ("DISPLAY : None", True), ("color: red; display: none !important", True),
+    ("visibility: hidden", True), ("display: block", False), ("--display: none", False),
+    ("overflow: hidden", False), ("font-family: none", False), ("", False), (None, False)])
+def test_style_hides_reads_declarations(style, hides):
+    from scrapy_declutter.blocks import style_hides
+    assert style_hides(style) is hides

@@ -217,3 +217,20 @@ def test_noscript_blocks_are_found_by_their_xpath():
     words = np.array([b.words for b in page.blocks], dtype=float)
     got = leftout.without_noscript(page.blocks, keep, words)
     assert [b.text for b, k in zip(page.blocks, got) if not k] == [PARAGRAPH + " Copy."]
+
+
+def test_a_kept_block_the_markup_hides_is_left_out_unless_it_is_all_the_page_keeps():
+    page = _page(f"<p>{PARAGRAPH}</p><p style='display:none'>{PARAGRAPH} Hidden.</p>"
+                 f"<p hidden>{PARAGRAPH} Also hidden.</p>")
+    assert [b.hidden for b in page.blocks] == [False, True, True]
+    assert decide(page.blocks, np.full(3, 0.9), threshold=0.5).tolist() == [True, False, False]
+    # A page whose kept text is all hidden keeps it (an empty output scores zero).
+    only = np.array([0.1, 0.9, 0.9])
+    assert decide(page.blocks, only, threshold=0.5).tolist() == [False, True, True]
+
+
+def test_readabilitys_hidden_nodes_page_loses_its_hidden_paragraphs():
+    html, url, truth = _sample("hidden", "0040")
+    result = extract(html, url)
+    assert "Secondary header" in result.text and "Third header" in result.text
+    assert word_prf(result.text, truth).precision > 0.9  # 0.33 when both hidden copies were kept

@@ -187,6 +187,10 @@ ODD = {
     "deep": "<div>" * 300 + "<p>deep</p>" + "</div>" * 300 + "<p>after</p>",
     "headings": "".join(f"<h{i}>heading {i} <em>em</em></h{i}>" for i in range(1, 7)) + "<h7>no</h7>",
     "whitespace only": "<p>   </p><p>\n\t</p><div> <span> </span> </div><p>x</p>",
+    "hidden markup": ("<p hidden>attr</p><p style='DISPLAY : None !important'>style</p>"
+                      "<div style='visibility:hidden'>box<p>inside</p></div><p style='--display:none'>"
+                      "custom</p><p style='color:red; display:block'>shown</p><p hidden=''>empty "
+                      "attr</p><span style='display:none'>inline</span> tail<p style=''>s</p>"),
     "forms and selects": ("<form><select><option>one</option><optgroup><option>two</option></optgroup>"
                           "</select><textarea>typed</textarea><fieldset><legend>L</legend>x</fieldset></form>"),
 }
