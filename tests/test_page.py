@@ -130,6 +130,16 @@ def test_parse_html_builds_the_tree_parsel_builds(text):
     assert ours == etree.tostring(create_root_node(text or "<html/>", etree.HTMLParser))
 
 
+@pytest.mark.parametrize("text", PARSEL_CASES + (
+    "x", " ", "\u3000a\u2003", "\x1c\x1d\x1e\x1f\x85a\x85", " " * 63 + "a" + "\n" * 64,
+    "\u2003" * 64 + "é" + " \u00a0" * 70, " " * 200, "\U0001F600 ", "a\u200b",
+))
+def test_whitespace_is_cut_from_the_bytes_as_str_strip_cuts_it(text):
+    from scrapy_declutter.page import _strip_encoded
+
+    assert _strip_encoded(text, text.encode("utf-8")) == text.strip().encode("utf-8")
+
+
 @pytest.fixture
 def trees(monkeypatch) -> list[str | None]:
     """The URL of every Page built through ``Page.from_tree``."""

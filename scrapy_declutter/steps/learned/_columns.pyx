@@ -302,3 +302,78 @@ cdef inline bint _under(object b, object cls, Py_ssize_t at, str path, Py_ssize_
     if len(xpath) < m or not xpath.startswith(path):
         return False
     return len(xpath) == m or xpath[m] == "/"
+
+
+def block_rows(double[:, ::1] matrix, const double[:, ::1] chains, const double[::1] depth,
+               const Py_ssize_t[::1] group, const double[::1] heading, const double[:, ::1] numbers,
+               const double[::1] words, double total, object r, tuple plain_fields,
+               Py_ssize_t n_flags, long comment_bit, Py_ssize_t n_groups, Py_ssize_t n_containers):
+    """``features._block_rows`` in one C loop: the columns of the (blocks x features)
+    ``matrix`` a page's block columns and ancestor chains give as they are, each
+    value computed as NumPy computes it there (``numbers``' plain fields, the words'
+    running and page shares, the flags of each chain's mask, the tag group's one-hot)."""
+    cdef Py_ssize_t n = matrix.shape[0], width = matrix.shape[1], i, k
+    cdef Py_ssize_t n_odds = len(r.odds), n_plain = len(plain_fields)
+    cdef Py_ssize_t depth_at = r.depth, heading_at = r.heading, comment_at = r.in_comment
+    cdef Py_ssize_t flags_at = r.flags, tags_at = r.tags, containers_at = r.containers
+    cdef Py_ssize_t context_at = r.context, page_at = r.page
+    cdef Py_ssize_t before_at = r.words[1], share_at = r.words[2], rel_at = r.words[3]
+    cdef Py_ssize_t[16] odds_at
+    cdef Py_ssize_t[16] plain_at
+    cdef Py_ssize_t[16] plain_of
+    cdef long long mask
+    cdef double running = 0.0, top = 0.0, w
+    if (chains.shape[0] != n or chains.shape[1] != n_odds + 1 or depth.shape[0] != n
+            or group.shape[0] != n or heading.shape[0] != n or numbers.shape[0] != n
+            or words.shape[0] != n or n_odds > 16 or n_plain > 16 or n_flags > 62):
+        raise ValueError("one row per block, and at most 16 odds and plain columns")
+    for k in range(n_odds):
+        odds_at[k] = r.odds[k]
+    for k in range(n_plain):
+        plain_at[k], plain_of[k] = r.plain[k], plain_fields[k]
+    for i in range(n):
+        if words[i] > top or i == 0:
+            top = words[i]
+    if top == 0.0:  # ``words.max() or 1.0``
+        top = 1.0
+    for i in range(n):
+        for k in range(containers_at, containers_at + n_containers):
+            matrix[i, k] = 0.0
+        for k in range(context_at, page_at):
+            matrix[i, k] = 0.0
+        for k in range(n_odds):
+            matrix[i, odds_at[k]] = chains[i, k + 1]
+        matrix[i, depth_at] = depth[i]
+        for k in range(n_groups):
+            matrix[i, tags_at + k] = 1.0 if group[i] == k else 0.0
+        matrix[i, heading_at] = heading[i]
+        for k in range(n_plain):
+            matrix[i, plain_at[k]] = numbers[i, plain_of[k]]
+        w = words[i]
+        running = running + w if i else w  # ``np.cumsum``: left to right
+        matrix[i, before_at] = (running - w) / total
+        matrix[i, share_at] = w / total
+        matrix[i, rel_at] = w / top
+        mask = <long long>chains[i, 0]
+        matrix[i, comment_at] = 1.0 if (mask & comment_bit) > 0 else 0.0
+        for k in range(n_flags):
+            matrix[i, flags_at + k] = <double>((mask >> k) & 1)
+
+
+def tail_rows(double[:, ::1] matrix, const Py_ssize_t[::1] sources, Py_ssize_t context_at,
+              const Py_ssize_t[::1] offsets, Py_ssize_t page_at, const double[::1] page):
+    """``features._tail_rows`` in one C loop: the neighbours' copies of the ``sources``
+    columns (zero where a block has no neighbour at that offset, as left), then the page's
+    own values, the same in every row."""
+    cdef Py_ssize_t n = matrix.shape[0], width = matrix.shape[1], i, j, k, s
+    cdef Py_ssize_t n_src = sources.shape[0], n_off = offsets.shape[0]
+    if page_at + page.shape[0] != width or context_at + n_off * n_src > page_at:
+        raise ValueError("the page's values fill the last columns, after the neighbours'")
+    for i in range(n):
+        for k in range(n_off):
+            j = i + offsets[k]
+            if offsets[k] != 0 and 0 <= j < n:  # offset 0 is no neighbour: left as it is
+                for s in range(n_src):
+                    matrix[i, context_at + k * n_src + s] = matrix[j, sources[s]]
+        for k in range(page.shape[0]):
+            matrix[i, page_at + k] = page[k]

@@ -14,7 +14,7 @@ way: ``set_labels``, one C loop where built, else ``Block.set_label`` per block.
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import NamedTuple, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -118,3 +118,87 @@ def python_level_ids(ancestry: Sequence[Sequence[object]], levels: tuple[int, ..
     """``level_ids`` in Python: the reference of the compiled loop."""
     return np.array([[id(a[-1 - level]) if len(a) > level else 0 for a in ancestry]
                      for level in levels], dtype=np.uint64).reshape(len(levels), len(ancestry))
+
+
+class MatrixLayout(NamedTuple):
+    """What ``block_rows`` and ``tail_rows`` need to know of the feature matrix beyond
+    where its columns lie (``features._Rows``): how many of each group there are."""
+
+    #: Indices in ``BlockColumns.numbers`` of the fields copied as they are.
+    plain_fields: tuple[int, ...]
+    #: Flag bits of a chain's mask, one column each, and the bit of a comment box.
+    n_flags: int
+    comment_bit: int
+    #: Tag groups (one-hot), content containers (zero until ``under_paths``).
+    n_groups: int
+    n_containers: int
+    #: Neighbour offsets whose copies of the context columns follow, in order.
+    offsets: tuple[int, ...]
+
+
+def block_rows(matrix: np.ndarray, rows: Any, gathered: BlockColumns, chains: np.ndarray,
+               words: np.ndarray, total: float, layout: MatrixLayout) -> None:
+    """Write into the (blocks × features) ``matrix`` the columns its block columns and
+    ancestor chains give as they are (odds, depth, tag one-hot, heading, plain numbers,
+    the words' running and page shares, comment and tag flags), and zero the container
+    and neighbour columns, at the places ``rows`` (``features._Rows``) names.
+
+    A dozen NumPy calls a page, each a few microseconds on a few hundred blocks, in
+    ``python_block_rows``, the reference; one C loop (``_columns.block_rows``) where
+    the package was built with a compiler, outside ``segment.reference_walk()``: the
+    same values to the bit (the same double operations, the running sum left to right
+    as ``np.cumsum`` adds).
+    """
+    if _compiled is None or in_reference_walk():
+        python_block_rows(matrix, rows, gathered, chains, words, total, layout)
+        return
+    _compiled.block_rows(matrix, chains, gathered.depth, gathered.group, gathered.heading,
+                         gathered.numbers, words, total, rows, layout.plain_fields,
+                         layout.n_flags, layout.comment_bit, layout.n_groups, layout.n_containers)
+
+
+def python_block_rows(matrix: np.ndarray, rows: Any, gathered: BlockColumns, chains: np.ndarray,
+                      words: np.ndarray, total: float, layout: MatrixLayout) -> None:
+    """``block_rows`` in NumPy: the reference of the compiled loop."""
+    out = matrix.T
+    out[rows.containers:rows.containers + layout.n_containers] = 0.0
+    out[rows.context:rows.page] = 0.0
+    mask = chains[:, 0].astype(np.int64)
+    out[rows.odds] = chains[:, 1:].T
+    out[rows.depth] = gathered.depth
+    out[rows.tags:rows.tags + layout.n_groups] = gathered.group == np.arange(layout.n_groups)[:, None]
+    out[rows.heading] = gathered.heading
+    out[rows.plain] = gathered.numbers.T[list(layout.plain_fields)]
+    _, before, share, rel = rows.words
+    np.divide(np.cumsum(words) - words, total, out=out[before])
+    np.divide(words, total, out=out[share])
+    np.divide(words, words.max() or 1.0, out=out[rel])
+    out[rows.in_comment] = (mask & layout.comment_bit) > 0
+    out[rows.flags:rows.flags + layout.n_flags] = (mask >> np.arange(layout.n_flags)[:, None]) & 1
+
+
+def tail_rows(matrix: np.ndarray, rows: Any, page: np.ndarray, layout: MatrixLayout) -> None:
+    """Write the neighbours' copies of the context columns (``rows.sources``; a block
+    without a neighbour at an offset keeps its zeros there) and the page's own values
+    (``page``, one per column from ``rows.page`` on, the same in every row): one C loop
+    where built (outside ``segment.reference_walk()``), else ``python_tail_rows``."""
+    if _compiled is None or in_reference_walk():
+        python_tail_rows(matrix, rows, page, layout)
+        return
+    _compiled.tail_rows(matrix, np.array(rows.sources, dtype=np.intp), rows.context,
+                        np.array(layout.offsets, dtype=np.intp), rows.page, page)
+
+
+def python_tail_rows(matrix: np.ndarray, rows: Any, page: np.ndarray, layout: MatrixLayout) -> None:
+    """``tail_rows`` in NumPy: the reference of the compiled loop."""
+    out = matrix.T
+    n = len(matrix)
+    src = out[rows.sources]
+    width = len(rows.sources)
+    for k, off in enumerate(layout.offsets):
+        at = slice(rows.context + k * width, rows.context + (k + 1) * width)
+        if off < 0 and n > -off:
+            out[at, -off:] = src[:, :off]
+        elif off > 0 and n > off:
+            out[at, :-off] = src[:, off:]
+    out[rows.page:] = np.asarray(page, dtype=np.float64)[:, None]

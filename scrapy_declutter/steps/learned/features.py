@@ -30,7 +30,10 @@ C call per column, the text searches once per page in ``text``), then
 neighbour and group features are array operations: a loop computing every
 column block by block cost three times as much. The columns are written in
 place into one (blocks × features) array, several per NumPy call, rather than
-kept by name and stacked: that glue was a hundred NumPy calls a page.
+kept by name and stacked: that glue was a hundred NumPy calls a page. The
+columns taken as they are or by one division, and the neighbours' and page's
+columns, are written in one C loop each (``columns.block_rows`` and
+``tail_rows``) where the package was built with a compiler.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ import numpy as np
 
 from ...blocks import Ancestor, name_tokens, subtree_prefixes
 from ...segment import in_reference_walk
-from .columns import block_columns, under_paths
+from .columns import MatrixLayout, block_columns, block_rows, tail_rows, under_paths
 from .comments import COMMENT_WORDS, PAGE_TAGS, name_comments
 from .containers import CONTENT_CONTAINERS, container_paths
 from .pagetype import PAGE_TYPES
@@ -64,8 +67,6 @@ FLAG_TAGS = (
     "li", "table", "a", "figure", "blockquote", "button", "label", "select",
 )  # fmt: skip
 _FLAG_BIT = {tag: 1 << i for i, tag in enumerate(FLAG_TAGS)}
-#: Each flag's bit position, as a column: the flag rows of a page are one shift of its masks.
-_FLAG_SHIFTS = np.arange(len(FLAG_TAGS))[:, None]
 #: The mask bit of an ancestor that is a box of reader comments.
 _COMMENT_BIT = 1 << len(FLAG_TAGS)
 #: The block element's own tag, one-hot over these groups (the rest is "other").
@@ -75,8 +76,6 @@ TAG_GROUPS = (
     ("section", "article", "main"), ("header", "footer", "nav", "aside"),
 )  # fmt: skip
 _TAG_GROUP = {tag: i for i, group in enumerate(TAG_GROUPS) for tag in group}
-#: Each group's index, as a column: the one-hot rows of a page are one comparison of its groups.
-_GROUP_INDEX = np.arange(len(TAG_GROUPS))[:, None]
 #: Levels above the block element whose subtree's text is summarised.
 GROUP_LEVELS = (1, 2, 3)
 #: Neighbour offsets whose features are copied into the row.
@@ -261,6 +260,9 @@ _TEXT_NAMES = ("punct_end", "title_share", "title_cover", "capital_start", "digi
                "chrome_phrase", "is_date", "markup_text")
 _LOGGED = {"text_chars": "log_chars", "markup_chars": "log_markup", "tag_count": "log_tags"}
 _PLAIN = ("link_density", "text_density", "char_density", "stopword_density", "position")
+#: The counts ``block_rows`` and ``tail_rows`` fill the matrix by.
+_LAYOUT = MatrixLayout(tuple(NUMBER_FIELDS.index(name) for name in _PLAIN), len(FLAG_TAGS),
+                       _COMMENT_BIT, len(TAG_GROUPS), len(CONTENT_CONTAINERS), OFFSETS)
 
 
 @lru_cache(maxsize=4)
@@ -324,35 +326,22 @@ def page_features(
     # the float32 copy at the end is then one contiguous cast.
     matrix = np.empty((n, r.width))
     out = matrix.T
-    out[r.containers:r.containers + len(CONTENT_CONTAINERS)] = 0.0
-    out[r.context:r.page] = 0.0
     gathered = block_columns(blocks, NUMBER_FIELDS, _TAG_GROUP, GROUP_LEVELS)
     numbers = dict(zip(NUMBER_FIELDS, gathered.numbers.T))
     ancestry = gathered.ancestry
     chains = chain_columns(ancestry, odds, memo)
-    mask_array = chains[:, 0].astype(np.int64)
-    out[r.odds] = chains[:, 1:].T
-    out[r.depth] = gathered.depth
-    for k, prefixes in present:
-        out[r.containers + k] = under_paths(blocks, prefixes)
-    out[r.tags:r.tags + len(TAG_GROUPS)] = gathered.group == _GROUP_INDEX
-    is_heading = out[r.heading] = gathered.heading
-    link_density = numbers["link_density"]
-    linked_heading = ((is_heading > 0) & (link_density > 0.5)).astype(np.float64)
     words = numbers["words"].copy()
     link_words = numbers["link_words"].copy()
+    total = words.sum() or 1.0
+    block_rows(matrix, r, gathered, chains, words, total, _LAYOUT)
+    for k, prefixes in present:
+        out[r.containers + k] = under_paths(blocks, prefixes)
+    link_density = numbers["link_density"]
+    linked_heading = ((gathered.heading > 0) & (link_density > 0.5)).astype(np.float64)
     text = text_columns([b.text for b in blocks], words, page.title)
     out[r.text] = [text[name] for name in _TEXT_NAMES]
-    total = words.sum() or 1.0
     out[r.logged] = np.log1p([numbers[name] for name in _LOGGED])
-    out[r.plain] = [numbers[name] for name in _PLAIN]
-    log_words, words_before, words_share, words_rel_max = (out[k] for k in r.words)
-    np.log1p(words, out=log_words)
-    np.divide(np.cumsum(words) - words, total, out=words_before)
-    np.divide(words, total, out=words_share)
-    np.divide(words, words.max() or 1.0, out=words_rel_max)
-    in_comment = out[r.in_comment] = (mask_array & _COMMENT_BIT) > 0
-    out[r.flags:r.flags + len(FLAG_TAGS)] = (mask_array >> _FLAG_SHIFTS) & 1
+    np.log1p(words, out=out[r.words[0]])
     prose = prose_words(words, numbers["text_chars"], text["unspaced"] > 0, link_density)
     prose_total = prose.sum() or 1.0
 
@@ -369,22 +358,16 @@ def page_features(
     out[r.groups] = groups.reshape(-1, n)
     out[r.region:r.region + len(REGION_NAMES)] = region_columns(blocks, prose, gathered.depth, ancestry).T
 
-    # The neighbours' columns, shifted; the rows without a neighbour stay 0.
-    ctx_src = out[r.sources]
-    width = len(CONTEXT_NAMES)
-    for k, off in enumerate(OFFSETS):
-        rows = slice(r.context + k * width, r.context + (k + 1) * width)
-        if off < 0 and n > -off:
-            out[rows, -off:] = ctx_src[:, :off]
-        elif off > 0 and n > off:
-            out[rows, :-off] = ctx_src[:, off:]
     per_page = {
         "page_log_blocks": math.log1p(n), "page_log_words": math.log1p(total),
         "page_link_density": link_words.sum() / total,
         "page_has_article": 1.0 if has_article else 0.0, "page_has_main": 1.0 if has_main else 0.0,
-        "page_has_comment": float(in_comment.any()),
+        "page_has_comment": float(out[r.in_comment].any()),
     }
-    out[r.page:r.page + len(PAGE_NAMES)] = np.array([per_page[name] for name in PAGE_NAMES])[:, None]
-    out[r.page + len(PAGE_NAMES):] = 0.0 if page_type is None else np.asarray(page_type, dtype=float)[:, None]
+    tail = np.zeros(r.width - r.page)
+    tail[:len(PAGE_NAMES)] = [per_page[name] for name in PAGE_NAMES]
+    if page_type is not None:
+        tail[len(PAGE_NAMES):] = page_type
+    tail_rows(matrix, r, tail, _LAYOUT)
     return matrix.astype(np.float32)
 
