@@ -254,7 +254,7 @@ def normalise(str text):
         release(&room, low, out)
 
 
-def fingerprint(str text):
+cpdef fingerprint(str text):
     """``model.python_fingerprint``: blake2b of the normalised text's UTF-8, 63 bits."""
     cdef Py_UCS4 low[STACK + 1]
     cdef Py_UCS4 out[3 * STACK + 8]
@@ -303,7 +303,7 @@ cdef inline bint in_name(Py_UCS4 ch) noexcept:
     return is_word(ch) or ch == u"'" or ch == u"-"
 
 
-def names_someone(str text):
+cpdef bint names_someone(str text) noexcept:
     """``places.python_names_someone``: whether ``places._NAMES`` finds a name, in one pass.
 
     ``_NAMES`` (``(\\b[a-z][\\w'-]*\\s+)[A-Z]...``) matches where a lower-case
