@@ -52,6 +52,7 @@ def extensions() -> list[Extension]:
         return []
     learned = "scrapy_declutter/steps/learned"
     chars = "scrapy_declutter/_chars.pxd"  # inline character classes, cimported
+    sitelearning = "scrapy_declutter/sitelearning"
     slots = "scrapy_declutter/_slots.pxd"  # fields read and written at their slots, cimported
     compiled = [
         Extension("scrapy_declutter._segment", ["scrapy_declutter/_segment.pyx"],
@@ -64,9 +65,13 @@ def extensions() -> list[Extension]:
         Extension("scrapy_declutter.sitelearning._counts",
                   ["scrapy_declutter/sitelearning/_counts.pyx"], optional=True),
         Extension("scrapy_declutter.sitelearning._fingerprint",
-                  ["scrapy_declutter/sitelearning/_fingerprint.pyx"], optional=True),
+                  ["scrapy_declutter/sitelearning/_fingerprint.pyx"],
+                  depends=[f"{sitelearning}/_fingerprint.pxd", f"{sitelearning}/_blake2b.pxi"],
+                  optional=True),
+        # _pagekeys calls _fingerprint's functions as C (cimported through _fingerprint.pxd).
         Extension("scrapy_declutter.sitelearning._pagekeys",
-                  ["scrapy_declutter/sitelearning/_pagekeys.pyx"], depends=["scrapy_declutter/_slots.pxd"],
+                  ["scrapy_declutter/sitelearning/_pagekeys.pyx"],
+                  depends=["scrapy_declutter/_slots.pxd", f"{sitelearning}/_fingerprint.pxd"],
                   optional=True),
         Extension("scrapy_declutter.steps.learned._trees", [f"{learned}/_trees.pyx"], optional=True),
         Extension("scrapy_declutter.steps.learned._chains", [f"{learned}/_chains.pyx"],

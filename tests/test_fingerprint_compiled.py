@@ -69,6 +69,17 @@ def test_random_texts_fold_as_the_reference_folds_them():
     _agree(texts)
 
 
+def test_hashes_are_hashlibs_blake2b_at_every_length_around_its_block_boundaries():
+    """``_blake2b.pxi`` is BLAKE2b in C: texts whose UTF-8 is 0-400 bytes (one, two and three
+    128-byte blocks, each boundary exactly) and one of 20,000 hash as ``hashlib`` does."""
+    rnd = random.Random(2)
+    for n in [*range(0, 401), 20_000]:
+        text = "".join(rnd.choice("abcxyz!?;") for _ in range(n))  # all kept as they are
+        assert COMPILED.normalise(text) == text
+        assert COMPILED.fingerprint(text) == model.hash_text(text), n
+    assert COMPILED.fingerprint("é" * 64) == model.hash_text("é" * 64)  # 128 bytes of UTF-8
+
+
 def _block_texts(path) -> list[str]:
     data = path.read_bytes()
     return [b.text for b in Page.from_html(gzip.decompress(data) if path.suffix == ".gz"

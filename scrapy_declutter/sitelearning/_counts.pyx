@@ -17,7 +17,7 @@ import numpy as np
 
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport calloc, free
-from libc.string cimport memcpy, memset
+from libc.string cimport memset
 
 #: Fibonacci hashing: the high bits of ``key * GOLDEN`` index the table.
 cdef uint64_t GOLDEN = 0x9E3779B97F4A7C15ULL
@@ -28,23 +28,20 @@ cdef struct Slot:
     int64_t count  # 0: the slot is free (the key 0 is a key like any other)
 
 
-cdef void radix_sort(uint64_t *keys, int64_t *counts, uint64_t *tmp_keys, int64_t *tmp_counts,
-                     Py_ssize_t n) noexcept nogil:
+cdef bint radix_sort(uint64_t *keys, int64_t *counts, uint64_t *tmp_keys, int64_t *tmp_counts,
+                     Py_ssize_t n, Py_ssize_t (*hist)[256]) noexcept nogil:
     """Sort ``n`` (key, count) pairs by key: least significant byte first, a byte that is the
     same in every key skipped (n-gram keys' character bytes above the first mostly are). The
-    result is in ``keys``/``counts``; the ``tmp_`` buffers (room for ``n``) are scratch."""
-    cdef Py_ssize_t hist[8][256]
+    result is in ``tmp_keys``/``tmp_counts`` when it returns True (an odd number of bytes
+    varied), else in ``keys``/``counts``; the other pair (room for ``n``) is scratch.
+    ``hist[b][v]``: how many keys have the value ``v`` in byte ``b``, counted by the caller
+    as it gathered the keys (a pass of its own over them was a fifth of the sort)."""
     cdef Py_ssize_t i, b, total, at
     cdef uint64_t *src_k = keys
     cdef int64_t *src_c = counts
     cdef uint64_t *dst_k = tmp_keys
     cdef int64_t *dst_c = tmp_counts
     cdef uint64_t key
-    memset(hist, 0, sizeof(hist))
-    for i in range(n):
-        key = keys[i]
-        for b in range(8):
-            hist[b][(key >> (8 * b)) & 0xFF] += 1
     for b in range(8):
         if hist[b][(keys[0] >> (8 * b)) & 0xFF] == n:
             continue  # every key has this byte: the order stands
@@ -61,9 +58,7 @@ cdef void radix_sort(uint64_t *keys, int64_t *counts, uint64_t *tmp_keys, int64_
             dst_c[at] = src_c[i]
         src_k, dst_k = dst_k, src_k
         src_c, dst_c = dst_c, src_c
-    if src_k != keys:
-        memcpy(keys, src_k, n * sizeof(uint64_t))
-        memcpy(counts, src_c, n * sizeof(int64_t))
+    return src_k != keys
 
 
 def counted(const uint64_t[::1] keys):
@@ -88,7 +83,7 @@ def counted(const uint64_t[::1] keys):
     try:
         with nogil:
             for i in range(n):
-                if not _count(&table, &bits, &distinct, keys[i]):
+                if not _count(&table, &bits, &distinct, keys[i], NULL):
                     failed = True
                     break
         if failed:
@@ -98,9 +93,11 @@ def counted(const uint64_t[::1] keys):
         free(table)
 
 
-cdef inline bint _count(Slot **table, int *bits, Py_ssize_t *distinct, uint64_t key) noexcept nogil:
+cdef inline bint _count(Slot **table, int *bits, Py_ssize_t *distinct, uint64_t key,
+                        Slot *spare) noexcept nogil:
     """Count one ``key`` in ``table[0]``, doubling the table when it is 3/4 full; False when
-    the larger table cannot be allocated (the old one is then still the caller's to free)."""
+    the larger table cannot be allocated (the old one is then still the caller's to free).
+    The old table is freed, or cleared when it is ``spare`` (``_borrow``'s)."""
     cdef Slot *grown
     if _add(table[0], bits[0], key, 1):
         distinct[0] += 1
@@ -108,7 +105,10 @@ cdef inline bint _count(Slot **table, int *bits, Py_ssize_t *distinct, uint64_t 
             grown = _grown(table[0], bits[0])
             if grown == NULL:
                 return False
-            free(table[0])
+            if table[0] == spare:
+                memset(spare, 0, (<size_t>1 << bits[0]) * sizeof(Slot))
+            else:
+                free(table[0])
             table[0] = grown
             bits[0] += 1
     return True
@@ -120,7 +120,8 @@ cdef tuple _sorted_counts(Slot *table, int bits, Py_ssize_t distinct):
     counts = np.empty(distinct, dtype=np.int64)
     scratch_keys = np.empty(distinct, dtype=np.uint64)
     scratch_counts = np.empty(distinct, dtype=np.int64)
-    _collect_sorted(table, <Py_ssize_t>1 << bits, uniq, counts, scratch_keys, scratch_counts)
+    if _collect_sorted(table, <Py_ssize_t>1 << bits, uniq, counts, scratch_keys, scratch_counts):
+        return scratch_keys, scratch_counts
     return uniq, counts
 
 
@@ -149,19 +150,28 @@ cdef Slot *_grown(Slot *table, int bits) noexcept nogil:
     return grown
 
 
-cdef void _collect_sorted(Slot *table, Py_ssize_t size, uint64_t[::1] keys, int64_t[::1] counts,
+cdef bint _collect_sorted(Slot *table, Py_ssize_t size, uint64_t[::1] keys, int64_t[::1] counts,
                           uint64_t[::1] tmp_keys, int64_t[::1] tmp_counts) noexcept:
-    """The table's (key, count) pairs into ``keys``/``counts``, sorted by key."""
-    cdef Py_ssize_t i, k = 0, n = keys.shape[0]
+    """The table's (key, count) pairs, sorted by key, into ``tmp_keys``/``tmp_counts`` when
+    it returns True, else into ``keys``/``counts`` (``radix_sort``); the table is left empty
+    (all zero), so that ``texts_counted`` can use it again without clearing it."""
+    cdef Py_ssize_t i, b, k = 0, n = keys.shape[0]
+    cdef Py_ssize_t hist[8][256]
+    cdef uint64_t key
     if n == 0:
-        return
+        return False
     with nogil:
+        memset(hist, 0, sizeof(hist))
         for i in range(size):
             if table[i].count:
-                keys[k] = table[i].key
+                key = table[i].key
+                keys[k] = key
                 counts[k] = table[i].count
+                table[i].count = 0
+                for b in range(8):
+                    hist[b][(key >> (8 * b)) & 0xFF] += 1
                 k += 1
-        radix_sort(&keys[0], &counts[0], &tmp_keys[0], &tmp_counts[0], n)
+        return radix_sort(&keys[0], &counts[0], &tmp_keys[0], &tmp_counts[0], n, hist)
 
 
 #: Counts up to this are selected by a histogram in ``pruned``; a table with a higher
@@ -265,6 +275,40 @@ def merged(const uint64_t[::1] keys, const int64_t[::1] counts,
     return out_keys, out_counts
 
 
+#: ``texts_counted``'s table, kept empty between calls (``_collect_sorted`` clears what it
+#: reads): a fresh one per call was cleared by ``calloc``, which cost as much as counting
+#: a lesson's n-grams once more in a few pages. Lent to one call at a time (the GIL is
+#: held while it is lent); a table past ``SPARE_MAX_BITS`` is allocated and freed.
+cdef Slot *_spare = NULL
+cdef int _spare_bits = -1
+cdef bint _spare_lent = False
+cdef int SPARE_MAX_BITS = 18  # 4 MB
+
+
+cdef Slot *_borrow(int bits):
+    """The spare table, empty, with at least ``1 << bits`` slots; NULL when it is lent, or
+    too large to keep."""
+    global _spare, _spare_bits, _spare_lent
+    if _spare_lent or bits > SPARE_MAX_BITS:
+        return NULL
+    if _spare_bits < bits:
+        free(_spare)
+        _spare = <Slot *>calloc(<size_t>1 << bits, sizeof(Slot))
+        _spare_bits = bits if _spare != NULL else -1
+        if _spare == NULL:
+            return NULL
+    _spare_lent = True
+    return _spare
+
+
+cdef void _give_back(bint cleared):
+    """Return the spare table; ``cleared``: nothing is left in it."""
+    global _spare_lent
+    if not cleared:
+        memset(_spare, 0, (<size_t>1 << _spare_bits) * sizeof(Slot))
+    _spare_lent = False
+
+
 #: ``ngramkeys``' FNV-1a offset basis and prime, and its key layout (context hash << 32 | char).
 cdef uint64_t SEED = 0xCBF29CE484222325ULL
 cdef uint64_t PRIME = 0x100000001B3ULL
@@ -288,7 +332,9 @@ def texts_counted(list texts, int order):
     while (<Py_ssize_t>1 << bits) < total * order // 2:  # as ``counted`` sizes it
         bits += 1
     cdef uint64_t *ctx = <uint64_t *>calloc(order, sizeof(uint64_t))  # context hash per length
-    cdef Slot *table = <Slot *>calloc(<size_t>1 << bits, sizeof(Slot))
+    cdef Slot *spare = _borrow(bits)
+    cdef Slot *table = spare if spare != NULL else <Slot *>calloc(<size_t>1 << bits, sizeof(Slot))
+    cdef bint cleared = False
     try:
         if ctx == NULL or table == NULL:
             raise MemoryError()
@@ -304,11 +350,17 @@ def texts_counted(list texts, int order):
                 ctx[0] = SEED
                 for k in range(top + 1):
                     h = ctx[k]
-                    if not _count(&table, &bits, &distinct, (((h >> 32) ^ (h & LOW32)) << 32) | c):
+                    if not _count(&table, &bits, &distinct, (((h >> 32) ^ (h & LOW32)) << 32) | c,
+                                  spare):
                         raise MemoryError()
                 before = c
                 i += 1
-        return _sorted_counts(table, bits, distinct)
+        result = _sorted_counts(table, bits, distinct)
+        cleared = True
+        return result
     finally:
         free(ctx)
-        free(table)
+        if spare != NULL:
+            _give_back(cleared or table != spare)  # a grown table took over from it
+        if table != spare:
+            free(table)

@@ -4,7 +4,7 @@
 
 Site learning fingerprints every block of every page (a crawl's pages hold a
 few hundred each): lower case, then three regular expressions (URLs, month
-names, digit runs), a split and a join, UTF-8 and blake2b. The expressions
+names, digit runs), a split and a join, UTF-8 and blake2b (``_blake2b.pxi``, in C). The expressions
 scan the text once each, and the month names' ``\\b`` alternation costs the
 most, though a month name is exactly a whole word. Here, after lowering (an
 ASCII text's A-Z in the copy, any other's by ``str.lower``, for its special
@@ -28,7 +28,7 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.unicode cimport Py_UNICODE_ISALNUM, Py_UNICODE_ISDECIMAL, Py_UNICODE_ISSPACE
 from libc.stdint cimport uint64_t
 
-from hashlib import blake2b
+include "_blake2b.pxi"
 
 cdef extern from "Python.h":
     object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
@@ -254,7 +254,7 @@ def normalise(str text):
         release(&room, low, out)
 
 
-def fingerprint(str text):
+cpdef fingerprint(str text):
     """``model.python_fingerprint``: blake2b of the normalised text's UTF-8, 63 bits."""
     cdef Py_UCS4 low[STACK + 1]
     cdef Py_UCS4 out[3 * STACK + 8]
@@ -263,8 +263,7 @@ def fingerprint(str text):
     cdef Room room
     cdef Py_ssize_t i, b = 0
     cdef unsigned int ch  # a code point, as a number
-    cdef const unsigned char *d
-    cdef uint64_t h = 0
+    cdef uint64_t h
     normalised(text, &room, low, out)
     try:
         if room.n > 3 * STACK + 8:
@@ -291,14 +290,11 @@ def fingerprint(str text):
                 utf8[b + 2] = 0x80 | ((ch >> 6) & 0x3F)
                 utf8[b + 3] = 0x80 | (ch & 0x3F)
                 b += 4
-        digest = blake2b((<char *>utf8)[:b], digest_size=8).digest()
+        h = blake2b_64(utf8, b)
     finally:
         release(&room, low, out)
         if utf8 != utf8_stack:
             PyMem_Free(utf8)
-    d = digest
-    for i in range(7, -1, -1):  # little-endian
-        h = (h << 8) | d[i]
     return h & MASK
 
 
@@ -307,7 +303,7 @@ cdef inline bint in_name(Py_UCS4 ch) noexcept:
     return is_word(ch) or ch == u"'" or ch == u"-"
 
 
-def names_someone(str text):
+cpdef bint names_someone(str text) noexcept:
     """``places.python_names_someone``: whether ``places._NAMES`` finds a name, in one pass.
 
     ``_NAMES`` (``(\\b[a-z][\\w'-]*\\s+)[A-Z]...``) matches where a lower-case

@@ -21,9 +21,13 @@ from cpython.tuple cimport PyTuple_GET_ITEM
 from libc.stdint cimport uint64_t
 
 from scrapy_declutter._slots cimport field_of, slot_offset
+from scrapy_declutter.sitelearning._fingerprint cimport fingerprint, names_someone
 
 from ..blocks import CONTENT
-from . import model, pagekeys, places
+from . import _fingerprint, model, pagekeys, places
+
+#: The compiled fingerprint, as ``model`` uses it (a test may swap in the reference).
+_compiled_fingerprint = _fingerprint.fingerprint
 
 #: ``places._MIX`` and ``model.HASH_MASK``: ``places.keyed_at`` in 64-bit arithmetic
 #: keeps the low 63 bits of the same product.
@@ -32,13 +36,16 @@ cdef uint64_t MASK = model.HASH_MASK
 
 
 cdef class _Memo:
-    """One ``memo.Memo``'s dict, size and function, read once per page."""
+    """One ``memo.Memo``'s dict, size and function, read once per page; ``fingerprints``:
+    the function is ``_fingerprint.fingerprint``, called as C."""
     cdef dict values
     cdef Py_ssize_t size
     cdef object function
+    cdef bint fingerprints
 
     def __init__(self, memo):
         self.values, self.size, self.function = memo.values, memo.size, memo.function
+        self.fingerprints = memo.function is _compiled_fingerprint
 
     cdef object get(self, object key):
         """``Memo.__call__``: the value, computed (and the dict emptied when full) on a miss."""
@@ -47,7 +54,7 @@ cdef class _Memo:
             return <object>hit
         if len(self.values) >= self.size:
             self.values.clear()
-        value = self.function(key)
+        value = fingerprint(key) if self.fingerprints else self.function(key)
         PyDict_SetItem(self.values, key, value)
         return value
 
@@ -111,7 +118,9 @@ def page_key_lists(list blocks, list confidences, double confident, bint structu
     cdef _Memo cached = _Memo(model._CACHED), folded_memo = _Memo(places._FOLDED)
     cdef _Memo path_hashes = _Memo(places._PATH_HASHES)
     cdef _Paths paths = _Paths(place_memo, _Memo(places._NAMED))
-    cdef object uncached = model._fingerprint, names_someone = places.names_someone
+    cdef object uncached = model._fingerprint, named = places.names_someone
+    cdef bint direct = uncached is _compiled_fingerprint  # both called as C then
+    cdef bint direct_names = named is _fingerprint.names_someone
     cdef list fps = [None] * n, structures = [0] * n if structural else []
     cdef list weights = [0] * n
     cdef dict samples = {}
@@ -129,10 +138,12 @@ def page_key_lists(list blocks, list confidences, double confident, bint structu
         if type(b) is not cls:
             at_text = at_links = at_words = at_ancestors = at_chars = at_label = -1
         text = field_of(b, at_text, "text")
-        fps[i] = cached.get(text) if len(text) <= cached_chars else uncached(text)
+        fps[i] = cached.get(text) if len(text) <= cached_chars else (
+            fingerprint(text) if direct else uncached(text))
         if structural and len(text) <= max_chars \
                 and <double>field_of(b, at_links, "link_density") < max_links \
-                and field_of(b, at_words, "words") >= 3 and names_someone(text):
+                and field_of(b, at_words, "words") >= 3 \
+                and (names_someone(text) if direct_names else named(text)):
             folded = folded_memo.get(text)
             if folded:
                 path = paths.path(field_of(b, at_ancestors, "ancestors"))

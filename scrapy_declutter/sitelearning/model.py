@@ -207,8 +207,10 @@ class SiteModel:
         ``containers`` are the places that held the page's confident content.
         """
         self.pages += 1
+        known = self.fingerprints  # a page has a few hundred: no attribute look-ups per one
+        get = known.get
         for fp in set(fingerprints):
-            self.fingerprints[fp] = self.fingerprints.get(fp, 0) + 1
+            known[fp] = get(fp, 0) + 1
         counts, seen = self.structures, {0}
         for key in structures:
             if key in seen:
@@ -342,20 +344,22 @@ class SiteModel:
                                     "scrapy-declutter or use another store")
         try:
             if arrays is None:
-                fingerprints, structures, urls = (data["fingerprints"], data.get("structures", ()),
-                                                  data["urls"])
-            else:
-                fingerprints, structures, urls = (
-                    zip(arrays["fingerprints"].tolist(), arrays["fingerprints_counts"].tolist()),
-                    zip(arrays["structures"].tolist(), arrays["structures_counts"].tolist()),
-                    arrays["urls"].tolist())
+                fingerprints = {int(fp): int(n) for fp, n in data["fingerprints"]}
+                structures = {int(k): int(n) for k, n in data.get("structures", ())}
+                urls = dict.fromkeys(int(h) for h in data["urls"])
+            else:  # ``tolist`` gives Python ints already: a site is loaded every few pages
+                fingerprints = dict(zip(arrays["fingerprints"].tolist(),
+                                        arrays["fingerprints_counts"].tolist()))
+                structures = dict(zip(arrays["structures"].tolist(),
+                                      arrays["structures_counts"].tolist()))
+                urls = dict.fromkeys(arrays["urls"].tolist())
             model = cls(
                 site=str(data["site"]),
                 pages=int(data["pages"]),
-                fingerprints={int(fp): int(n) for fp, n in fingerprints},
-                structures={int(k): int(n) for k, n in structures},
+                fingerprints=fingerprints,
+                structures=structures,
                 containers={str(k): int(n) for k, n in data.get("containers", ())[:MAX_CONTAINERS]},
-                urls=dict.fromkeys(int(h) for h in urls),
+                urls=urls,
                 examples={int(k): str(t)[:EXAMPLE_CHARS]
                           for k, t in data.get("examples", ())[:MAX_EXAMPLES]},
                 classifier=NGramClassifier.from_data(data["classifier"], arrays, tables=ngrams),
@@ -364,9 +368,8 @@ class SiteModel:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelFormatError(f"bad site model data: {exc!r}") from None
-        if model.pages < 0 or any(n < 0 for counts in (model.fingerprints, model.structures,
-                                                        model.containers)
-                                  for n in counts.values()):
+        if model.pages < 0 or any(min(counts.values(), default=0) < 0 for counts in (
+                model.fingerprints, model.structures, model.containers)):
             raise ModelFormatError("bad site model data: negative counts")
         return model
 
