@@ -238,23 +238,13 @@ class SiteLearner:
         if threshold == float("inf") and not model.fingerprints and not voting:
             # Nothing learned can apply yet (a fresh site's warm-up pages are all labelled
             # so): no template, container or vote, and no near-copy of a page never seen.
-            # The lesson is what the loop below would teach then, at a fraction of its cost:
-            # ``teach`` inlined, and no block read once both budgets are spent.
-            keep, discard = lesson.examples[KEEP], lesson.examples[DISCARD]
-            keep_left = discard_left = MAX_TRAIN_CHARS
+            # The lesson is what the loop below would teach then, at a fraction of its cost,
+            # and no block is read once both budgets are spent.
             confident = self.confident_margin
             for b, conf in zip(blocks, keys.confidences):
                 if conf >= confident:
-                    if b.label == CONTENT:
-                        if keep_left > 0:
-                            keep.append(b.text[:keep_left])
-                            keep_left -= len(b.text)
-                        elif discard_left <= 0:
-                            break
-                    elif discard_left > 0:
-                        discard.append(b.text[:discard_left])
-                        discard_left -= len(b.text)
-                    elif keep_left <= 0:
+                    teach(KEEP if b.label == CONTENT else DISCARD, b.text)
+                    if budget[KEEP] <= 0 and budget[DISCARD] <= 0:
                         break
             return lesson
         lesson.duplicate = self._near_copy(page, model, keys.fingerprints)
