@@ -312,7 +312,7 @@ def block_rows(double[:, ::1] matrix, const double[:, ::1] chains, const double[
     ``matrix`` a page's block columns and ancestor chains give as they are, each
     value computed as NumPy computes it there (``numbers``' plain fields, the words'
     running and page shares, the flags of each chain's mask, the tag group's one-hot)."""
-    cdef Py_ssize_t n = matrix.shape[0], width = matrix.shape[1], i, k
+    cdef Py_ssize_t n = matrix.shape[0], i, k
     cdef Py_ssize_t n_odds = len(r.odds), n_plain = len(plain_fields)
     cdef Py_ssize_t depth_at = r.depth, heading_at = r.heading, comment_at = r.in_comment
     cdef Py_ssize_t flags_at = r.flags, tags_at = r.tags, containers_at = r.containers
