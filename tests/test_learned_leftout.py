@@ -15,6 +15,7 @@ from scrapy_declutter.lab.metric import word_prf
 from scrapy_declutter.lab.walks import block_difference
 from scrapy_declutter.page import Page
 from scrapy_declutter.segment import reference_walk
+from scrapy_declutter.steps.learned import chromenames
 from scrapy_declutter.steps.learned import decide as decide_module
 from scrapy_declutter.steps.learned import leftout
 from scrapy_declutter.steps.learned import step as step_module
@@ -234,3 +235,64 @@ def test_readabilitys_hidden_nodes_page_loses_its_hidden_paragraphs():
     result = extract(html, url)
     assert "Secondary header" in result.text and "Third header" in result.text
     assert word_prf(result.text, truth).precision > 0.9  # 0.33 when both hidden copies were kept
+
+
+def _chrome(body: str) -> tuple[Page, np.ndarray]:
+    page = _page(body)
+    return page, np.array([b.words for b in page.blocks], dtype=float)
+
+
+def test_an_articles_kept_block_in_a_box_named_chrome_is_left_out():
+    story = "".join(f"<p>{PARAGRAPH} Part {n}.</p>" for n in range(4))
+    page, words = _chrome(f"<div class='entry'>{story}</div>"
+                          f"<div id='jp-relatedposts'><p>{PARAGRAPH} Related.</p></div>"
+                          f"<div class='related-content'><p>{PARAGRAPH} Named content too.</p></div>"
+                          f"<table class='sidebar'><tr><td>{PARAGRAPH} In a table.</td></tr></table>")
+    keep = np.ones(len(page.blocks), dtype=bool)
+    got = chromenames.without_chrome_boxes(page.blocks, keep, words)
+    # Only the box whose names say chrome and not content, outside a table, goes.
+    assert [b.text.split(". ")[-1] for b, k in zip(page.blocks, got) if not k] == ["Related."]
+    # decide applies it on articles only: a listing's "related" box holds its items.
+    probs = np.full(len(page.blocks), 0.9)
+    assert not decide(page.blocks, probs, threshold=0.5, page_type="article").all()
+    assert decide(page.blocks, probs, threshold=0.5, page_type="listing").all()
+
+
+def test_a_box_named_chrome_that_wraps_the_story_stays():
+    story = "".join(f"<p>{PARAGRAPH} Part {n}.</p>" for n in range(12))
+    # The whole story sits in a layout named for its sidebar: leaving it out leaves a
+    # sliver (under MIN_LEFT_SHARE of the kept words), so nothing goes.
+    page, words = _chrome(f"<div class='SidebarLayout'>{story}</div><p>{PARAGRAPH}</p>")
+    keep = np.ones(len(page.blocks), dtype=bool)
+    assert chromenames.without_chrome_boxes(page.blocks, keep, words).all()
+    # Under MIN_LEFT_CHARS left: nothing goes either (Readability's retry).
+    page, words = _chrome(f"<p>A short lead.</p><div class='social'>{story}</div>")
+    keep = np.ones(len(page.blocks), dtype=bool)
+    assert chromenames.without_chrome_boxes(page.blocks, keep, words).all()
+
+
+def test_names_chrome_matches_readabilitys_names_unless_they_also_say_content():
+    assert chromenames.names_chrome("", ("jp-relatedposts",))
+    assert chromenames.names_chrome("sidebar-primary", ("sidebar",))
+    assert chromenames.names_chrome("", ("legends",))
+    assert not chromenames.names_chrome("", ("related-content",))  # "content" saves it
+    assert not chromenames.names_chrome("main", ("sidebar",))
+    assert not chromenames.names_chrome("site-header", ("menu",))  # left out of the list
+    assert not chromenames.names_chrome("", ())
+
+
+def test_the_chrome_boxes_of_a_real_article_hold_none_of_its_text():
+    # The shipped model was trained on this page and keeps none of its chrome, so the
+    # rule is checked on every block: what it leaves out is chrome, what it keeps the story.
+    html, url, truth = _sample("chromenames", "0111")
+    page = Page.from_html(html, url)
+    words = np.array([b.words for b in page.blocks], dtype=float)
+    keep = chromenames.without_chrome_boxes(page.blocks, np.ones(len(words), dtype=bool), words)
+    dropped = [b.text for b, k in zip(page.blocks, keep) if not k]
+    assert "Stack Overflow Documentation is Now in Beta" in dropped  # the related posts
+    assert "There are 13 comments" in dropped
+    kept = [b.text for b, k in zip(page.blocks, keep) if k]
+    every = word_prf("\n".join(b.text for b in page.blocks), truth)
+    ruled = word_prf("\n".join(kept), truth)
+    assert ruled.recall == every.recall == 1.0
+    assert ruled.precision > 2 * every.precision

@@ -3,7 +3,7 @@
 The classifier scores each block from what it reads like and where it sits;
 some text reads like the content and still is not what a reader is shown
 as the page's text, and the page's markup says so plainly. After the cut
-(``decide``), kept blocks of four such kinds are left out, and each rule
+(``decide``), kept blocks of these kinds are left out, and each rule
 leaves the page something kept:
 
 - ``<noscript>`` copies (``without_noscript``);
@@ -15,7 +15,9 @@ leaves the page something kept:
 - on pages other than articles and documentation, text kept again: a
   dialog, a tile's blurb, a legal notice written out once per item
   (``without_repeats``);
-- blocks whose own element the markup hides (``without_hidden``).
+- blocks whose own element the markup hides (``without_hidden``);
+- on articles, boxes whose id or class names them chrome: related stories,
+  share bars, a gallery's captions (``chromenames.without_chrome_boxes``).
 
 Each was measured on the out-of-fold second-stage probabilities of the six
 training sets (the fold models of the cross-validated run), its choice made
@@ -32,6 +34,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ...blocks import Ancestor, Block, class_tokens, name_tokens
+from .chromenames import without_chrome_boxes
 from .comments import PAGE_TAGS
 from .text import shows_markup
 
@@ -64,7 +67,10 @@ def left_out(blocks: Sequence[Block], keep: np.ndarray, words: np.ndarray,
     keep = without_form_controls(blocks, keep)
     if page_type and page_type not in REPEATS_KEPT_ON:
         keep = without_repeats(blocks, keep, folded)
-    return without_hidden(blocks, keep)
+    keep = without_hidden(blocks, keep)
+    if page_type == "article":
+        keep = without_chrome_boxes(blocks, keep, words)
+    return keep
 
 
 def _unless_all(keep: np.ndarray, drop: np.ndarray) -> np.ndarray:
