@@ -1,5 +1,6 @@
 """The compiled fingerprints (``_fingerprint``) are the reference's (``model.python_normalise``,
-``model.python_fingerprint``): the same normalised strings and the same hashes; and its test for
+``model.python_fingerprint``, ``model.hash_text``): the same normalised strings and the same
+hashes; and its test for
 a name (``names_someone``) and its folding of names (``fold_names``) are the regular
 expression's (``places.python_names_someone``, ``places.python_fold_names``)."""
 
@@ -28,6 +29,7 @@ def _agree(texts: list[str]) -> None:
         assert COMPILED.fingerprint(text) == model.python_fingerprint(text), repr(text)
         assert COMPILED.names_someone(text) == places.python_names_someone(text), repr(text)
         assert COMPILED.fold_names(text) == places.python_fold_names(text), repr(text)
+        assert COMPILED.hash_text(text) == model.hash_text(text), repr(text)
 
 
 def test_urls_months_digits_and_whitespace_fold_as_the_regular_expressions_fold_them():
@@ -77,6 +79,7 @@ def test_hashes_are_hashlibs_blake2b_at_every_length_around_its_block_boundaries
         text = "".join(rnd.choice("abcxyz!?;") for _ in range(n))  # all kept as they are
         assert COMPILED.normalise(text) == text
         assert COMPILED.fingerprint(text) == model.hash_text(text), n
+        assert COMPILED.hash_text(text) == model.hash_text(text), n
     assert COMPILED.fingerprint("é" * 64) == model.hash_text("é" * 64)  # 128 bytes of UTF-8
 
 
