@@ -335,12 +335,17 @@ def texts_counted(list texts, int order):
     """``counts.counted(ngramkeys.python_texts_keys(texts, order))`` in one loop: every n-gram
     key of the texts (each text on its own) goes straight to the hash count as it is rolled,
     without the array of every occurrence (its writing and reading back was a fifth of what
-    counting a lesson cost) nor the ``(order, length)`` arrays and mask of the NumPy path."""
-    cdef Py_ssize_t total = 0, i, k, top, distinct = 0
+    counting a lesson cost) nor the ``(order, length)`` arrays and mask of the NumPy path.
+    The probe is ``_add``'s, written out with the table's size in locals: through ``_count``
+    (the table, its size and the count passed by address) each of a page's 40,000 keys
+    loaded and stored them again."""
+    cdef Py_ssize_t total = 0, i, k, top, distinct = 0, limit
     cdef str text
     cdef Py_UCS4 ch
-    cdef uint64_t c, before = 0, h
-    cdef int bits = 4
+    cdef uint64_t c, before = 0, h, key, slot, mask
+    cdef int bits = 4, shift
+    cdef Slot *at
+    cdef Slot *grown
     if order < 1:
         raise ValueError(f"order must be >= 1, not {order}")
     for text in texts:
@@ -354,6 +359,7 @@ def texts_counted(list texts, int order):
     try:
         if ctx == NULL or table == NULL:
             raise MemoryError()
+        mask, shift, limit = (<uint64_t>1 << bits) - 1, 64 - bits, <Py_ssize_t>3 << bits
         for text in texts:
             i = 0
             for ch in text:
@@ -366,9 +372,29 @@ def texts_counted(list texts, int order):
                 ctx[0] = SEED
                 for k in range(top + 1):
                     h = ctx[k]
-                    if not _count(&table, &bits, &distinct, (((h >> 32) ^ (h & LOW32)) << 32) | c,
-                                  spare):
-                        raise MemoryError()
+                    key = (((h >> 32) ^ (h & LOW32)) << 32) | c
+                    slot = (key * GOLDEN) >> shift
+                    while True:
+                        at = &table[slot]
+                        if not at.count:  # new: counted, and the table doubled at 3/4 full
+                            at.key, at.count = key, 1
+                            distinct += 1
+                            if distinct * 4 > limit:
+                                grown = _grown(table, bits)
+                                if grown == NULL:
+                                    raise MemoryError()
+                                if table == spare:
+                                    memset(spare, 0, (<size_t>1 << bits) * sizeof(Slot))
+                                else:
+                                    free(table)
+                                table = grown
+                                bits += 1
+                                mask, shift, limit = (mask << 1) | 1, shift - 1, limit << 1
+                            break
+                        if at.key == key:
+                            at.count += 1
+                            break
+                        slot = (slot + 1) & mask
                 before = c
                 i += 1
         result = _sorted_counts(table, bits, distinct)
