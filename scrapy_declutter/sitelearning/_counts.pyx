@@ -249,29 +249,36 @@ def pruned(const uint64_t[::1] keys, const int64_t[::1] counts, Py_ssize_t keep)
 def merged(const uint64_t[::1] keys, const int64_t[::1] counts,
            const uint64_t[::1] new_keys, const int64_t[::1] new_counts):
     """Two tables (sorted, unique keys) added up: every key of either, sorted, with the sum
-    of its counts. One walk writes the result into room for both tables; when keys met,
-    it is copied to arrays of its size (a ``memcpy``, a tenth of a walk that counted the
-    result's keys first, as this did)."""
-    cdef Py_ssize_t n = keys.shape[0], m = new_keys.shape[0], i = 0, j = 0, k = 0
-    out_keys = np.empty(n + m, dtype=np.uint64)
-    out_counts = np.empty(n + m, dtype=np.int64)
-    cdef uint64_t[::1] ok = out_keys
-    cdef int64_t[::1] oc = out_counts
-    cdef uint64_t a, b
+    of its counts. One walk counts the keys of the result, a second writes them."""
+    cdef Py_ssize_t n = keys.shape[0], m = new_keys.shape[0], i = 0, j = 0, k = 0, size
     with nogil:
         while i < n and j < m:
-            a = keys[i]
-            b = new_keys[j]
-            if a < b:
-                ok[k] = a
+            if keys[i] < new_keys[j]:
+                i += 1
+            elif keys[i] > new_keys[j]:
+                j += 1
+            else:
+                i += 1
+                j += 1
+            k += 1
+        size = k + (n - i) + (m - j)
+    out_keys = np.empty(size, dtype=np.uint64)
+    out_counts = np.empty(size, dtype=np.int64)
+    cdef uint64_t[::1] ok = out_keys
+    cdef int64_t[::1] oc = out_counts
+    i = j = k = 0
+    with nogil:
+        while i < n and j < m:
+            if keys[i] < new_keys[j]:
+                ok[k] = keys[i]
                 oc[k] = counts[i]
                 i += 1
-            elif a > b:
-                ok[k] = b
+            elif keys[i] > new_keys[j]:
+                ok[k] = new_keys[j]
                 oc[k] = new_counts[j]
                 j += 1
             else:
-                ok[k] = a
+                ok[k] = keys[i]
                 oc[k] = counts[i] + new_counts[j]
                 i += 1
                 j += 1
@@ -286,8 +293,6 @@ def merged(const uint64_t[::1] keys, const int64_t[::1] counts,
             oc[k] = new_counts[j]
             j += 1
             k += 1
-    if k < n + m:  # a model keeps the arrays: not the unused room behind a view
-        return out_keys[:k].copy(), out_counts[:k].copy()
     return out_keys, out_counts
 
 
