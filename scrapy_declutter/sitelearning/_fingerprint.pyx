@@ -55,9 +55,6 @@ for _name in (b"jan", b"feb", b"mar", b"apr", b"may", b"jun", b"jul", b"aug", b"
     FIRSTS |= 1u << (_name[0] - ord("a"))
 
 
-include "_asciifold.pxi"
-
-
 cdef inline bint is_word(Py_UCS4 ch) noexcept:
     if ch < 128:  # most characters: no table look-up
         return (u'a' <= ch <= u'z') or (u'0' <= ch <= u'9') or (u'A' <= ch <= u'Z') or ch == u'_'
@@ -257,30 +254,8 @@ cpdef str normalise(str text):
         release(&room, low, out)
 
 
-cdef uint64_t fingerprint_ascii(const unsigned char *data, Py_ssize_t n) except? 0:
-    """The hash of an ASCII text without a URL (``fold_ascii``), before the mask."""
-    cdef unsigned char stack[2 * STACK + 8]
-    cdef unsigned char *out = stack
-    cdef uint64_t h
-    if 2 * n + 8 > sizeof(stack):
-        out = <unsigned char *>PyMem_Malloc(2 * n + 8)
-        if out == NULL:
-            raise MemoryError()
-    h = blake2b_64(out, fold_ascii(data, n, out))
-    if out != stack:
-        PyMem_Free(out)
-    return h
-
-
 cpdef fingerprint(str text):
-    """``model.python_fingerprint``: blake2b of the normalised text's UTF-8, 63 bits (an
-    ASCII text without a URL in one pass, ``_asciifold.pxi``)."""
-    cdef Py_ssize_t n = len(text)
-    cdef const unsigned char *data
-    if PyUnicode_IS_ASCII(text):
-        data = <const unsigned char *>PyUnicode_DATA(text)
-        if not has_url_ascii(data, n):
-            return fingerprint_ascii(data, n) & MASK
+    """``model.python_fingerprint``: blake2b of the normalised text's UTF-8, 63 bits."""
     cdef Py_UCS4 low[STACK + 1]
     cdef Py_UCS4 out[3 * STACK + 8]
     cdef unsigned char utf8_stack[4 * (3 * STACK + 8)]
