@@ -28,11 +28,11 @@ cdef struct Slot:
     int64_t count  # 0: the slot is free (the key 0 is a key like any other)
 
 
-#: The radix sort's digits, low first: 11 bits at most each, the low four cut at the
-#: 32 bits of an n-gram key's character (``hash32(context) << 32 | char``). A character
-#: below U+0800 (ASCII, Latin, Greek, Cyrillic) varies in the first digit only, so a
-#: page's keys sort in four passes, one for the character and three for the context's
-#: hash; in bytes they took five, and each key was counted in eight histograms, not six.
+#: The radix sort's digits, low first: 11 bits at most each, cut at the 32 bits of an
+#: n-gram key's character (``hash32(context) << 32 | char``). Characters below U+0800
+#: vary in the first digit only, typographic quotes and dashes (U+20xx) in the second
+#: too: a page's keys sort in four or five passes, where bytes took five or six, and
+#: each key is counted in six histograms, not eight.
 DEF DIGITS = 6
 DEF BINS = 2048
 cdef int SHIFT[DIGITS]
@@ -100,7 +100,7 @@ def counted(const uint64_t[::1] keys):
     try:
         with nogil:
             for i in range(n):
-                if not _count(&table, &bits, &distinct, keys[i], NULL):
+                if not _count(&table, &bits, &distinct, keys[i]):
                     failed = True
                     break
         if failed:
@@ -110,11 +110,10 @@ def counted(const uint64_t[::1] keys):
         free(table)
 
 
-cdef inline bint _count(Slot **table, int *bits, Py_ssize_t *distinct, uint64_t key,
-                        Slot *spare) noexcept nogil:
+cdef inline bint _count(Slot **table, int *bits, Py_ssize_t *distinct,
+                        uint64_t key) noexcept nogil:
     """Count one ``key`` in ``table[0]``, doubling the table when it is 3/4 full; False when
-    the larger table cannot be allocated (the old one is then still the caller's to free).
-    The old table is freed, or cleared when it is ``spare`` (``_borrow``'s)."""
+    the larger table cannot be allocated (the old one is then still the caller's to free)."""
     cdef Slot *grown
     if _add(table[0], bits[0], key, 1):
         distinct[0] += 1
@@ -122,10 +121,7 @@ cdef inline bint _count(Slot **table, int *bits, Py_ssize_t *distinct, uint64_t 
             grown = _grown(table[0], bits[0])
             if grown == NULL:
                 return False
-            if table[0] == spare:
-                memset(spare, 0, (<size_t>1 << bits[0]) * sizeof(Slot))
-            else:
-                free(table[0])
+            free(table[0])
             table[0] = grown
             bits[0] += 1
     return True
@@ -342,8 +338,7 @@ def texts_counted(list texts, int order):
     without the array of every occurrence (its writing and reading back was a fifth of what
     counting a lesson cost) nor the ``(order, length)`` arrays and mask of the NumPy path.
     The probe is ``_add``'s, written out with the table's size in locals: through ``_count``
-    (the table, its size and the count passed by address) each of a page's 40,000 keys
-    loaded and stored them again."""
+    (they passed by address) each of a page's 40,000 keys loaded and stored them again."""
     cdef Py_ssize_t total = 0, i, k, top, distinct = 0, limit
     cdef str text
     cdef Py_UCS4 ch
