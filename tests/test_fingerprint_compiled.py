@@ -1,5 +1,6 @@
 """The compiled fingerprints (``_fingerprint``) are the reference's (``model.python_normalise``,
-``model.python_fingerprint``): the same normalised strings and the same hashes; and its test for
+``model.python_fingerprint``, ``model.hash_text``): the same normalised strings and the same
+hashes; and its test for
 a name (``names_someone``) and its folding of names (``fold_names``) are the regular
 expression's (``places.python_names_someone``, ``places.python_fold_names``)."""
 
@@ -28,6 +29,7 @@ def _agree(texts: list[str]) -> None:
         assert COMPILED.fingerprint(text) == model.python_fingerprint(text), repr(text)
         assert COMPILED.names_someone(text) == places.python_names_someone(text), repr(text)
         assert COMPILED.fold_names(text) == places.python_fold_names(text), repr(text)
+        assert COMPILED.hash_text(text) == model.hash_text(text), repr(text)
 
 
 def test_urls_months_digits_and_whitespace_fold_as_the_regular_expressions_fold_them():
@@ -69,6 +71,22 @@ def test_random_texts_fold_as_the_reference_folds_them():
     _agree(texts)
 
 
+def test_ascii_texts_fold_as_the_reference_folds_them():
+    """ASCII texts: months in any case, digit runs inside words, every ASCII white space,
+    texts long past the stack's room."""
+    rnd = random.Random(3)
+    words = ["jan", "JAN", "January", "mAy", "may5", "Sept", "sept_", "9dec", "dec", "x1y22",
+             "123", "_", "-", "Jane", "ab.", "http", "wwwx", "Www", "<month>", "\x1c", "\x1f",
+             "\x0b", "\r\n", " ", "\t", "\x00", "~", "\x7f", "Z9", "JUNE", "jun3"]
+    seps = ["", " ", "  ", "\n", "\x1d", ".", ","]
+    texts = ["".join(rnd.choice(words) + rnd.choice(seps) for _ in range(rnd.randint(0, 12)))
+             for _ in range(4000)]
+    texts += [" ".join(rnd.choice(["may", "May", "12", "x"]) for _ in range(n))
+              for n in (100, 300, 1000, 5000)]  # "<month>" grows the text: past the stack
+    assert all(t.isascii() for t in texts)
+    _agree(texts)
+
+
 def test_hashes_are_hashlibs_blake2b_at_every_length_around_its_block_boundaries():
     """``_blake2b.pxi`` is BLAKE2b in C: texts whose UTF-8 is 0-400 bytes (one, two and three
     128-byte blocks, each boundary exactly) and one of 20,000 hash as ``hashlib`` does."""
@@ -77,6 +95,7 @@ def test_hashes_are_hashlibs_blake2b_at_every_length_around_its_block_boundaries
         text = "".join(rnd.choice("abcxyz!?;") for _ in range(n))  # all kept as they are
         assert COMPILED.normalise(text) == text
         assert COMPILED.fingerprint(text) == model.hash_text(text), n
+        assert COMPILED.hash_text(text) == model.hash_text(text), n
     assert COMPILED.fingerprint("é" * 64) == model.hash_text("é" * 64)  # 128 bytes of UTF-8
 
 

@@ -11,7 +11,7 @@ from conftest import SAMPLE_DATA, SHARED_WCXB, require_compiled
 
 from scrapy_declutter.blocks import CONTENT
 from scrapy_declutter.page import Page
-from scrapy_declutter.sitelearning import pagekeys
+from scrapy_declutter.sitelearning import model, pagekeys, places
 from scrapy_declutter.sitelearning.declutter import Declutter
 from scrapy_declutter.sitelearning.learner import SiteLearner
 
@@ -31,11 +31,19 @@ def _page(path) -> Page:
     return page
 
 
+def _forget() -> None:
+    """Empty the memos both read, so that neither reads what the other computed."""
+    for memo in (model._CACHED, places._FOLDED, places._PATH_HASHES, places._NAMED):
+        memo.clear()
+
+
 def _agree(page: Page, confident: float = LEARNER.confident_margin) -> None:
     confidences = LEARNER.confidences(page.blocks)
     for structural in (True, False):
+        _forget()
         ref = pagekeys.python_page_keys(page, structural=structural, confidences=confidences,
                                         confident=confident)
+        _forget()
         got = pagekeys.page_keys(page, structural=structural, confidences=confidences,
                                  confident=confident)
         assert got.fingerprints == ref.fingerprints

@@ -15,7 +15,7 @@ The loops run without the GIL, so the store's writer thread is not held up.
 
 import numpy as np
 
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset
 
@@ -28,32 +28,49 @@ cdef struct Slot:
     int64_t count  # 0: the slot is free (the key 0 is a key like any other)
 
 
+#: The radix sort's digits, low first: 11 bits at most each, cut at the 32 bits of an
+#: n-gram key's character (``hash32(context) << 32 | char``). Characters below U+0800
+#: vary in the first digit only, typographic quotes and dashes (U+20xx) in the second
+#: too: a page's keys sort in four or five passes, where bytes took five or six, and
+#: each key is counted in six histograms, not eight.
+DEF DIGITS = 6
+DEF BINS = 2048
+cdef int SHIFT[DIGITS]
+SHIFT[:] = [0, 11, 22, 32, 43, 54]
+cdef uint64_t DIGIT_MASK[DIGITS]
+DIGIT_MASK[:] = [0x7FF, 0x7FF, 0x3FF, 0x7FF, 0x7FF, 0x3FF]
+
+
 cdef bint radix_sort(uint64_t *keys, int64_t *counts, uint64_t *tmp_keys, int64_t *tmp_counts,
-                     Py_ssize_t n, Py_ssize_t (*hist)[256]) noexcept nogil:
-    """Sort ``n`` (key, count) pairs by key: least significant byte first, a byte that is the
-    same in every key skipped (n-gram keys' character bytes above the first mostly are). The
-    result is in ``tmp_keys``/``tmp_counts`` when it returns True (an odd number of bytes
-    varied), else in ``keys``/``counts``; the other pair (room for ``n``) is scratch.
-    ``hist[b][v]``: how many keys have the value ``v`` in byte ``b``, counted by the caller
-    as it gathered the keys (a pass of its own over them was a fifth of the sort)."""
-    cdef Py_ssize_t i, b, total, at
+                     Py_ssize_t n, uint32_t (*hist)[BINS]) noexcept nogil:
+    """Sort ``n`` (key, count) pairs by key: least significant digit (``SHIFT``) first, a
+    digit that is the same in every key skipped (an n-gram key's character digits above
+    the first mostly are). The result is in ``tmp_keys``/``tmp_counts`` when it returns
+    True (an odd number of digits varied), else in ``keys``/``counts``; the other pair
+    (room for ``n``) is scratch. ``hist[d][v]``: how many keys have the value ``v`` in
+    digit ``d``, counted by the caller as it gathered the keys (a pass of its own over
+    them was a fifth of the sort)."""
+    cdef Py_ssize_t i, total, at
+    cdef int d, shift
+    cdef uint64_t mask, key
     cdef uint64_t *src_k = keys
     cdef int64_t *src_c = counts
     cdef uint64_t *dst_k = tmp_keys
     cdef int64_t *dst_c = tmp_counts
-    cdef uint64_t key
-    for b in range(8):
-        if hist[b][(keys[0] >> (8 * b)) & 0xFF] == n:
-            continue  # every key has this byte: the order stands
+    cdef uint32_t *bins
+    for d in range(DIGITS):
+        shift, mask, bins = SHIFT[d], DIGIT_MASK[d], hist[d]
+        if bins[(keys[0] >> shift) & mask] == n:
+            continue  # every key has this digit: the order stands
         total = 0
-        for i in range(256):
-            at = hist[b][i]
-            hist[b][i] = total
+        for i in range(mask + 1):
+            at = bins[i]
+            bins[i] = total
             total += at
         for i in range(n):
             key = src_k[i]
-            at = hist[b][(key >> (8 * b)) & 0xFF]
-            hist[b][(key >> (8 * b)) & 0xFF] = at + 1
+            at = bins[(key >> shift) & mask]
+            bins[(key >> shift) & mask] = at + 1
             dst_k[at] = key
             dst_c[at] = src_c[i]
         src_k, dst_k = dst_k, src_k
@@ -65,7 +82,7 @@ def counted(const uint64_t[::1] keys):
     """The distinct keys, sorted, and how often each occurs (int64).
 
     The distinct keys are collected from the hash table with their counts and
-    radix-sorted (two passes per byte that varies): sorting them with NumPy
+    radix-sorted (two passes per digit that varies): sorting them with NumPy
     was two thirds of what counting a page's n-grams cost. The table starts
     at half the keys' number (a page's lesson has some 2.7 n-gram occurrences
     per distinct n-gram) and doubles when it is 3/4 full, so that it stays in
@@ -83,7 +100,7 @@ def counted(const uint64_t[::1] keys):
     try:
         with nogil:
             for i in range(n):
-                if not _count(&table, &bits, &distinct, keys[i], NULL):
+                if not _count(&table, &bits, &distinct, keys[i]):
                     failed = True
                     break
         if failed:
@@ -93,11 +110,10 @@ def counted(const uint64_t[::1] keys):
         free(table)
 
 
-cdef inline bint _count(Slot **table, int *bits, Py_ssize_t *distinct, uint64_t key,
-                        Slot *spare) noexcept nogil:
+cdef inline bint _count(Slot **table, int *bits, Py_ssize_t *distinct,
+                        uint64_t key) noexcept nogil:
     """Count one ``key`` in ``table[0]``, doubling the table when it is 3/4 full; False when
-    the larger table cannot be allocated (the old one is then still the caller's to free).
-    The old table is freed, or cleared when it is ``spare`` (``_borrow``'s)."""
+    the larger table cannot be allocated (the old one is then still the caller's to free)."""
     cdef Slot *grown
     if _add(table[0], bits[0], key, 1):
         distinct[0] += 1
@@ -105,10 +121,7 @@ cdef inline bint _count(Slot **table, int *bits, Py_ssize_t *distinct, uint64_t 
             grown = _grown(table[0], bits[0])
             if grown == NULL:
                 return False
-            if table[0] == spare:
-                memset(spare, 0, (<size_t>1 << bits[0]) * sizeof(Slot))
-            else:
-                free(table[0])
+            free(table[0])
             table[0] = grown
             bits[0] += 1
     return True
@@ -155,8 +168,8 @@ cdef bint _collect_sorted(Slot *table, Py_ssize_t size, uint64_t[::1] keys, int6
     """The table's (key, count) pairs, sorted by key, into ``tmp_keys``/``tmp_counts`` when
     it returns True, else into ``keys``/``counts`` (``radix_sort``); the table is left empty
     (all zero), so that ``texts_counted`` can use it again without clearing it."""
-    cdef Py_ssize_t i, b, k = 0, n = keys.shape[0]
-    cdef Py_ssize_t hist[8][256]
+    cdef Py_ssize_t i, k = 0, n = keys.shape[0]
+    cdef uint32_t hist[DIGITS][BINS]  # 48 KB: a table's keys number under 2**32
     cdef uint64_t key
     if n == 0:
         return False
@@ -168,8 +181,12 @@ cdef bint _collect_sorted(Slot *table, Py_ssize_t size, uint64_t[::1] keys, int6
                 keys[k] = key
                 counts[k] = table[i].count
                 table[i].count = 0
-                for b in range(8):
-                    hist[b][(key >> (8 * b)) & 0xFF] += 1
+                hist[0][key & 0x7FF] += 1
+                hist[1][(key >> 11) & 0x7FF] += 1
+                hist[2][(key >> 22) & 0x3FF] += 1
+                hist[3][(key >> 32) & 0x7FF] += 1
+                hist[4][(key >> 43) & 0x7FF] += 1
+                hist[5][key >> 54] += 1
                 k += 1
         return radix_sort(&keys[0], &counts[0], &tmp_keys[0], &tmp_counts[0], n, hist)
 
@@ -319,12 +336,16 @@ def texts_counted(list texts, int order):
     """``counts.counted(ngramkeys.python_texts_keys(texts, order))`` in one loop: every n-gram
     key of the texts (each text on its own) goes straight to the hash count as it is rolled,
     without the array of every occurrence (its writing and reading back was a fifth of what
-    counting a lesson cost) nor the ``(order, length)`` arrays and mask of the NumPy path."""
-    cdef Py_ssize_t total = 0, i, k, top, distinct = 0
+    counting a lesson cost) nor the ``(order, length)`` arrays and mask of the NumPy path.
+    The probe is ``_add``'s, written out with the table's size in locals: through ``_count``
+    (they passed by address) each of a page's 40,000 keys loaded and stored them again."""
+    cdef Py_ssize_t total = 0, i, k, top, distinct = 0, limit
     cdef str text
     cdef Py_UCS4 ch
-    cdef uint64_t c, before = 0, h
-    cdef int bits = 4
+    cdef uint64_t c, before = 0, h, key, slot, mask
+    cdef int bits = 4, shift
+    cdef Slot *at
+    cdef Slot *grown
     if order < 1:
         raise ValueError(f"order must be >= 1, not {order}")
     for text in texts:
@@ -338,6 +359,7 @@ def texts_counted(list texts, int order):
     try:
         if ctx == NULL or table == NULL:
             raise MemoryError()
+        mask, shift, limit = (<uint64_t>1 << bits) - 1, 64 - bits, <Py_ssize_t>3 << bits
         for text in texts:
             i = 0
             for ch in text:
@@ -350,9 +372,29 @@ def texts_counted(list texts, int order):
                 ctx[0] = SEED
                 for k in range(top + 1):
                     h = ctx[k]
-                    if not _count(&table, &bits, &distinct, (((h >> 32) ^ (h & LOW32)) << 32) | c,
-                                  spare):
-                        raise MemoryError()
+                    key = (((h >> 32) ^ (h & LOW32)) << 32) | c
+                    slot = (key * GOLDEN) >> shift
+                    while True:
+                        at = &table[slot]
+                        if not at.count:  # new: counted, and the table doubled at 3/4 full
+                            at.key, at.count = key, 1
+                            distinct += 1
+                            if distinct * 4 > limit:
+                                grown = _grown(table, bits)
+                                if grown == NULL:
+                                    raise MemoryError()
+                                if table == spare:
+                                    memset(spare, 0, (<size_t>1 << bits) * sizeof(Slot))
+                                else:
+                                    free(table)
+                                table = grown
+                                bits += 1
+                                mask, shift, limit = (mask << 1) | 1, shift - 1, limit << 1
+                            break
+                        if at.key == key:
+                            at.count += 1
+                            break
+                        slot = (slot + 1) & mask
                 before = c
                 i += 1
         result = _sorted_counts(table, bits, distinct)

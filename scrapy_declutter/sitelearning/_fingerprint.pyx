@@ -242,7 +242,7 @@ cdef void release(Room *room, Py_UCS4 *low_stack, Py_UCS4 *out_stack) noexcept:
     room.low, room.out = low_stack, out_stack
 
 
-def normalise(str text):
+cpdef str normalise(str text):
     """``model.python_normalise``: the text as fingerprints see it."""
     cdef Py_UCS4 low[STACK + 1]
     cdef Py_UCS4 out[3 * STACK + 8]
@@ -298,6 +298,14 @@ cpdef fingerprint(str text):
     return h & MASK
 
 
+cpdef hash_text(str text):
+    """``model.hash_text``: blake2b of the text's UTF-8 (surrogates passed), 63 bits, without
+    ``hashlib``'s object and digest: ``_pagekeys`` hashes the paths of a page's
+    structural keys so, where ``model.hash_text`` was a Python call per path."""
+    cdef bytes raw = text.encode("utf-8", "surrogatepass")
+    return blake2b_64(<const uint8_t *><const char *>raw, len(raw)) & MASK
+
+
 cdef inline bint in_name(Py_UCS4 ch) noexcept:
     """``[\\w'-]``: a character of a word of ``places._NAMES``."""
     return is_word(ch) or ch == u"'" or ch == u"-"
@@ -349,7 +357,7 @@ cdef inline Py_ssize_t space_run(int kind, const void *data, Py_ssize_t i, Py_ss
     return i
 
 
-def fold_names(str text):
+cpdef str fold_names(str text):
     """``places.python_fold_names``: ``places._NAMES.sub(r"\\1<name>", text)``, in one scan.
 
     The matches ``names_someone`` finds (the first one as it does), each with

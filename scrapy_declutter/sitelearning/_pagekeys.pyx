@@ -21,7 +21,8 @@ from cpython.tuple cimport PyTuple_GET_ITEM
 from libc.stdint cimport uint64_t
 
 from scrapy_declutter._slots cimport field_of, slot_offset
-from scrapy_declutter.sitelearning._fingerprint cimport fingerprint, names_someone
+from scrapy_declutter.sitelearning._fingerprint cimport (fingerprint, fold_names, hash_text,
+                                                         names_someone, normalise)
 
 from ..blocks import CONTENT
 from . import _fingerprint, model, pagekeys, places
@@ -35,17 +36,52 @@ cdef uint64_t MIX = places._MIX
 cdef uint64_t MASK = model.HASH_MASK
 
 
+#: What a ``_Memo``'s function is: any (called), or one of the compiled ones, run as C.
+cdef enum Kind:
+    CALLED, FINGERPRINT, FOLDED, PATH_HASH, NAMED
+
+
+cdef Kind _kind(object function):
+    """Which compiled function ``function`` (a memo's) amounts to, while the modules use the
+    compiled ones (a test may swap in a reference): ``model._fingerprint``,
+    ``places._folded`` (names folded, then fingerprinted), ``model.hash_text`` and
+    ``places._named`` (an element's selector, normalised)."""
+    if function is _compiled_fingerprint:
+        return FINGERPRINT
+    if function is places._folded and places.fold_names is _fingerprint.fold_names \
+            and model._CACHED.function is model._fingerprint is _compiled_fingerprint:
+        return FOLDED
+    if function is model.hash_text:
+        return PATH_HASH
+    if function is places._named and places.normalise is _fingerprint.normalise:
+        return NAMED
+    return CALLED
+
+
+cdef str selector(object a):
+    """``blocks.Ancestor.selector`` of an ``Ancestor`` (tag, id, classes)."""
+    cdef str tag = <object>PyTuple_GET_ITEM(a, 0), ident = <object>PyTuple_GET_ITEM(a, 1)
+    cdef tuple classes = <object>PyTuple_GET_ITEM(a, 2)
+    cdef list parts = [tag, "#", ident] if ident else [tag]
+    for c in classes:
+        parts.append(".")
+        parts.append(c)
+    return "".join(parts)
+
+
 cdef class _Memo:
-    """One ``memo.Memo``'s dict, size and function, read once per page; ``fingerprints``:
-    the function is ``_fingerprint.fingerprint``, called as C."""
+    """One ``memo.Memo``'s dict, size and function, read once per page; a function that is
+    one of the compiled ones (``_kind``) is called as C: the memos of the structural keys
+    called three Python functions some 65 times a page, a quarter of what reading the
+    page's keys cost beyond its fingerprints."""
     cdef dict values
     cdef Py_ssize_t size
     cdef object function
-    cdef bint fingerprints
+    cdef Kind kind
 
     def __init__(self, memo):
         self.values, self.size, self.function = memo.values, memo.size, memo.function
-        self.fingerprints = memo.function is _compiled_fingerprint
+        self.kind = _kind(memo.function)
 
     cdef object get(self, object key):
         """``Memo.__call__``: the value, computed (and the dict emptied when full) on a miss."""
@@ -54,7 +90,16 @@ cdef class _Memo:
             return <object>hit
         if len(self.values) >= self.size:
             self.values.clear()
-        value = fingerprint(key) if self.fingerprints else self.function(key)
+        if self.kind == FINGERPRINT:
+            value = fingerprint(key)
+        elif self.kind == FOLDED:
+            value = fingerprint(fold_names(key))
+        elif self.kind == PATH_HASH:
+            value = hash_text(key)
+        elif self.kind == NAMED:
+            value = normalise(selector(key))
+        else:
+            value = self.function(key)
         PyDict_SetItem(self.values, key, value)
         return value
 
