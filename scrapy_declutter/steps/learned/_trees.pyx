@@ -98,13 +98,20 @@ cdef int _check_complete(Py_ssize_t t_count, int depth, Py_ssize_t inner, Py_ssi
 
 
 cdef bint _any_nan(const real* values, Py_ssize_t count) noexcept nogil:
-    """Whether one of the ``count`` values is a NaN (a row the complete walks leave to
-    the general one)."""
-    cdef Py_ssize_t i
-    for i in range(count):
-        if values[i] != values[i]:
+    """Whether one of the ``count`` values is a NaN (rows the complete walks leave to the
+    general one). A page has none, so every value is looked at, a block at a time with
+    no branch inside, which the compiler makes vector compares: a branch per value was
+    a tenth of the block walk."""
+    cdef Py_ssize_t i, start, end = count - count % 256
+    cdef bint seen = False
+    for start in range(0, end, 256):
+        for i in range(start, start + 256):
+            seen |= values[i] != values[i]
+        if seen:
             return True
-    return False
+    for i in range(end, count):
+        seen |= values[i] != values[i]
+    return seen
 
 
 def leaf_values_f32(const float[:, ::1] X, const int[:, :, ::1] nodes,
@@ -122,6 +129,8 @@ def leaf_values_f32(const float[:, ::1] X, const int[:, :, ::1] nodes,
     cdef const Node* tree
     cdef const Node* node
     cdef const double* leaf
+    cdef double* dest
+    cdef Py_ssize_t out_row = out.strides[0] // sizeof(double)
     cdef const float* base = &X[0, 0] if n and width_x else NULL
     cdef bint nan = False
     _check_complete(t_count, depth, inner, values.shape[0], values.shape[1], nodes.shape[2])
@@ -150,8 +159,9 @@ def leaf_values_f32(const float[:, ::1] X, const int[:, :, ::1] nodes,
                                 node = tree + at[k]
                                 at[k] = 2 * at[k] + 1 + (row[k][node.feature] > node.threshold)
                     leaf = &values[t, 0] - inner
+                    dest = &out[start, t]
                     for k in range(width):
-                        out[start + k, t] = leaf[at[k]]
+                        dest[k * out_row] = leaf[at[k]]
     return not nan
 
 
