@@ -249,6 +249,7 @@ cdef class _Builder:
         cdef LRec* link
         cdef IRec* img
         cdef xmlNode* node
+        cdef xmlAttr* style
         cdef Py_ssize_t i, k, n = w.blocks.n
         cdef list out = []
         cdef char* arena = w.arena.data
@@ -282,7 +283,8 @@ cdef class _Builder:
                     images.append(_untracked((_attr_text(img.alt) or "", _attr_text(img.src))))
                 _set_field(block, "images", _untracked(tuple(images)))
             node = _rec(w, b.el).node
-            if _attr(node, "hidden") != NULL or style_hides(_attr_text(_attr(node, "style"))):
+            style = _attr(node, "style")  # ``style_hides`` asked only of a style there is
+            if _attr(node, "hidden") != NULL or (style != NULL and style_hides(_attr_text(style))):
                 _set_field(block, "hidden", True)
             _set_field(block, "position", i / n)
             _set_field(block, "xpath", self.xpath(b.el))
