@@ -116,10 +116,13 @@ def test_phrases_are_found_and_counted_as_the_alternation_and_str_count_do():
     (overlapping occurrences of one phrase count once, phrases starting with characters
     beyond Latin-1 too, a phrase cut off by the text's end does not count)."""
     require_compiled(T._compiled, "text columns")
-    phrases = ["aa", "aba", "€", "©", "b", "ＡＢ", "x€", "eur ", "add to cart"]
+    phrases = ["aa", "aba", "€", "©", "b", "ＡＢ", "x€", "eur ", "add to cart", "ac", "a€b"]
     found = T._compiled.Phrases(phrases)
+    # Phrases sharing a first character are told apart by the second before they are
+    # compared (wide second characters, a first character at the text's end, too).
     texts = ["aaaa", "ababa", "€€ x€", "©", "", "ＡＢＡＢ", "eur", "eur 5, eur ", "add to car",
-             "add to cart, add to cart", "nothing", "abaaba", "日本語ＡＢ"]
+             "add to cart, add to cart", "nothing", "abaaba", "日本語ＡＢ", "a", "xa", "ac a€b a€",
+             "za₤b ad", "x₤", "Ａ"]
     for text in texts:
         assert found.counts(text) == [text.count(p) for p in phrases], text
     alternation = re.compile("|".join(map(re.escape, phrases)))
