@@ -93,6 +93,9 @@ def test_searches_over_joined_texts_never_span_two_blocks_nor_miss_one():
     # letters, dotted capital I, final sigma, underscores, digits of other scripts.
     _check(["\u212aelvin scale", "\u01c5ungla", "İzmir_2024 ΣΑΣ", "x_y z", "٣ days ago",
             "snake_case title", "<", "a<", "</", "ab</"], "Kelvin \u212a snake_case ΣΑΣ")
+    # Latin-1 texts (one byte a character): ASCII runs read a byte at a time, then the rest.
+    _check(["Café_crème à la Straße", "caféx straße_2", "À_la carte", "x_ café", "ªº²"],
+           "Café Straße à la carte ª")
 
 
 @pytest.mark.parametrize("path", PATHS)

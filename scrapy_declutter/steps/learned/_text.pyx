@@ -110,6 +110,13 @@ cdef class _Tokens:
         return True
 
 
+cdef inline bint _ascii_word(unsigned int c) noexcept nogil:
+    """``word`` of a code point that is an ASCII letter, digit or "_" (``c | 32`` folds the
+    capitals onto the small letters, and no other code point onto them); False for the
+    rest, which ``word`` then reads."""
+    return c - 48 < 10 or (c | 32) - 97 < 26 or c == 95
+
+
 def char_columns(list texts, list low, const double[::1] words, double title_max_words,
                  set title_tokens, Py_ssize_t prefix, str end_punct, tuple unspaced_ranges):
     """(blocks x ``COLUMNS``) float64: see ``text.python_char_columns``."""
@@ -183,6 +190,9 @@ def char_columns(list texts, list low, const double[::1] words, double title_max
         while j < m:
             if word(PyUnicode_READ(kind, data, j)):
                 start = j
+                if kind == 1:  # the word's ASCII letters, digits and "_", a byte each
+                    while j < m and _ascii_word((<const unsigned char*>data)[j]):
+                        j += 1
                 while j < m and word(PyUnicode_READ(kind, data, j)):
                     j += 1
                 h = fnv(kind, data, start, j)
