@@ -34,6 +34,7 @@ from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE, PyTuple_New, PyTuple_SET_ITEM
 from libc.stdlib cimport free, malloc, realloc
+from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memset, strcmp, strlen, strncmp
 
 cimport lxml.includes.etreepublic as cetree

@@ -54,18 +54,25 @@ cdef inline Py_ssize_t _next(const unsigned char* s, Py_ssize_t i, Py_ssize_t n,
 
 cdef inline Py_ssize_t _chars(const_xmlChar* s) noexcept nogil:
     """Code points of a NUL-terminated UTF-8 string (libxml2 keeps its strings valid UTF-8):
-    its bytes (``strlen``, many at a time) less its continuation bytes, counted in a loop
-    with no branch, which the compiler runs many bytes at a time. Attribute values
-    (styles, links, data) are long, and a test per byte for the end and the kind of
-    byte was a tenth of the walk."""
-    cdef Py_ssize_t n, i, follow = 0
+    its bytes (``strlen``) less its continuation bytes (``10xxxxxx``), counted eight at a
+    time in a 64-bit word: the high bit of each byte that has it and not the next one,
+    moved to the low bit and summed by one multiplication. Attribute values (styles,
+    links, data) are long, and a test per byte for the end and the kind of byte was a
+    tenth of the walk."""
+    cdef Py_ssize_t n, i = 0, follow = 0
+    cdef uint64_t x
     if s == NULL:
         return 0
     n = <Py_ssize_t>strlen(<const char*>s)
-    for i in range(n):
+    while i + 8 <= n:
+        memcpy(&x, s + i, 8)
+        x = (x & ~(x << 1) & 0x8080808080808080ULL) >> 7
+        follow += <Py_ssize_t>((x * 0x0101010101010101ULL) >> 56)
+        i += 8
+    while i < n:
         follow += (s[i] & 0xC0) == 0x80
+        i += 1
     return n - follow
-
 
 
 cdef int _take_text(Walk* w, xmlNode* c) noexcept nogil:
