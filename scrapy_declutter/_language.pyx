@@ -29,7 +29,7 @@ block cost a third as much as the counting.
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 
-from scrapy_declutter._chars cimport alnum, fnv, word
+from scrapy_declutter._chars cimport alnum, ascii_alnum, fnv, word
 from scrapy_declutter._slots cimport field_of, slot_offset, write_slot
 
 cdef extern from "Python.h":
@@ -43,12 +43,6 @@ cdef extern from "Python.h":
 cdef inline unsigned int _fold(unsigned int c) noexcept nogil:
     """An ASCII code point lower-cased (``A``-``Z`` to ``a``-``z``)."""
     return c + 32 if c - 65 < 26 else c
-
-
-cdef inline bint _ascii_alnum(unsigned int c) noexcept nogil:
-    """``alnum`` of a code point below 256 that is an ASCII letter or digit (``c | 32``
-    folds the capitals onto the small letters, and no other code point onto them)."""
-    return c - 48 < 10 or (c | 32) - 97 < 26
 
 
 cdef class _StopTable:
@@ -183,7 +177,7 @@ def stopword_counts(list texts, frozenset stops):
             start = i
             all_alnum = True
             if kind == 1:  # the word's ASCII letters and digits first, one byte each
-                while i < m and _ascii_alnum((<const unsigned char*>data)[i]):
+                while i < m and ascii_alnum((<const unsigned char*>data)[i]):
                     i += 1
             while i < m:
                 c = PyUnicode_READ(kind, data, i)

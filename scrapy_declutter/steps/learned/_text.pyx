@@ -14,7 +14,7 @@ import numpy as np
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 
-from scrapy_declutter._chars cimport alnum, fnv, word
+from scrapy_declutter._chars cimport alnum, ascii_alnum, fnv, word
 from scrapy_declutter._slots cimport field_of, slot_offset
 
 cdef extern from "Python.h":
@@ -110,13 +110,6 @@ cdef class _Tokens:
         return True
 
 
-cdef inline bint _ascii_word(unsigned int c) noexcept nogil:
-    """``word`` of a code point that is an ASCII letter, digit or "_" (``c | 32`` folds the
-    capitals onto the small letters, and no other code point onto them); False for the
-    rest, which ``word`` then reads."""
-    return c - 48 < 10 or (c | 32) - 97 < 26 or c == 95
-
-
 def char_columns(list texts, list low, const double[::1] words, double title_max_words,
                  set title_tokens, Py_ssize_t prefix, str end_punct, tuple unspaced_ranges):
     """(blocks x ``COLUMNS``) float64: see ``text.python_char_columns``."""
@@ -191,7 +184,7 @@ def char_columns(list texts, list low, const double[::1] words, double title_max
             if word(PyUnicode_READ(kind, data, j)):
                 start = j
                 if kind == 1:  # the word's ASCII letters, digits and "_", a byte each
-                    while j < m and _ascii_word((<const unsigned char*>data)[j]):
+                    while j < m and (ascii_alnum((<const unsigned char*>data)[j]) or (<const unsigned char*>data)[j] == 95):
                         j += 1
                 while j < m and word(PyUnicode_READ(kind, data, j)):
                     j += 1
