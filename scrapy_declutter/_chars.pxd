@@ -21,6 +21,13 @@ cdef inline bint alnum(Py_UCS4 c) noexcept:
     return Py_UNICODE_ISALNUM(c)
 
 
+cdef inline bint ascii_alnum(unsigned int c) noexcept nogil:
+    """Whether the code point is an ASCII letter or digit (``c | 32`` folds the capitals onto
+    the small letters, and no other code point onto them): a byte's test where a string's
+    ASCII run is read a byte at a time, the rest left to ``alnum``."""
+    return c - 48 < 10 or (c | 32) - 97 < 26
+
+
 cdef inline bint word(Py_UCS4 c) noexcept:
     """Whether ``re``'s ``\\w`` matches the character: "_" or alphanumeric."""
     return c == 95 or alnum(c)

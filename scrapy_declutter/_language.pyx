@@ -3,7 +3,8 @@
 
 Called per block, the reference costs a Python call, a ``split`` into a
 list, a ``map`` over it and a second pass for the words with punctuation:
-a fifth of making a Page. Here each lower-cased text is read once: words
+a fifth of making a Page. Here each lower-cased text is read once (an ASCII
+text as it is, its capitals folded where words are looked up: no copy): words
 are cut at ``Py_UNICODE_ISSPACE`` (``str.split``'s rule), and whether a word
 is alphanumeric (``str.isalnum``: ``Py_UNICODE_ISALNUM`` throughout) is
 known from the same pass. For a word with punctuation that is no stop word
@@ -28,14 +29,20 @@ block cost a third as much as the counting.
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 
-from scrapy_declutter._chars cimport alnum, fnv, word
+from scrapy_declutter._chars cimport alnum, ascii_alnum, fnv, word
 from scrapy_declutter._slots cimport field_of, slot_offset, write_slot
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)
+    bint PyUnicode_IS_ASCII(object text)
     int PyUnicode_KIND(object text)
     const void* PyUnicode_DATA(object text)
     Py_UCS4 PyUnicode_READ(int kind, const void* data, Py_ssize_t index) nogil
+
+
+cdef inline unsigned int _fold(unsigned int c) noexcept nogil:
+    """An ASCII code point lower-cased (``A``-``Z`` to ``a``-``z``)."""
+    return c + 32 if c - 65 < 26 else c
 
 
 cdef class _StopTable:
@@ -101,6 +108,27 @@ cdef class _StopTable:
             slot = (slot + 1) & self.mask
         return False
 
+    cdef bint has_folded(self, const unsigned char* s, Py_ssize_t i, Py_ssize_t j) noexcept:
+        """``has`` of ``text[i:j].lower()`` for an ASCII ``text`` (its bytes ``s``): the
+        capitals folded as they are read, as ``str.lower`` folds them in ASCII text,
+        so the text need not be lower-cased into a copy first."""
+        cdef uint64_t h = 14695981039346656037ULL  # ``_chars.fnv``'s, over the folded bytes
+        cdef Py_ssize_t slot, k, m = j - i
+        cdef const Py_UCS4* w
+        for k in range(i, j):
+            h = (h ^ <uint64_t>_fold(s[k])) * 1099511628211ULL
+        slot = <Py_ssize_t>(h & <uint64_t>self.mask)
+        while self.start[slot] >= 0:
+            if self.hashes[slot] == h and self.length[slot] == m:
+                w = self.chars + self.start[slot]
+                k = 0
+                while k < m and w[k] == _fold(s[i + k]):
+                    k += 1
+                if k == m:
+                    return True
+            slot = (slot + 1) & self.mask
+        return False
+
 
 #: The table of each stop list met so far, by the frozenset's id (the table keeps it alive).
 _tables = {}
@@ -132,8 +160,12 @@ def stopword_counts(list texts, frozenset stops):
     cdef int kind
     cdef const void* data
     cdef _StopTable table = _table(stops)
+    cdef bint folded
     for text in texts:
-        low = text.lower()
+        # ASCII text is read as it is and its capitals folded where words are looked up
+        # (``has_folded``): spaces, letters and digits are the same in either case.
+        folded = type(text) is str and PyUnicode_IS_ASCII(text) and table is not None
+        low = text if folded else text.lower()
         m, kind, data = len(low), PyUnicode_KIND(low), PyUnicode_DATA(low)
         bare = n = 0
         i = 0
@@ -144,6 +176,9 @@ def stopword_counts(list texts, frozenset stops):
                 break
             start = i
             all_alnum = True
+            if kind == 1:  # the word's ASCII letters and digits first, one byte each
+                while i < m and ascii_alnum((<const unsigned char*>data)[i]):
+                    i += 1
             while i < m:
                 c = PyUnicode_READ(kind, data, i)
                 if Py_UNICODE_ISSPACE(c):
@@ -151,7 +186,8 @@ def stopword_counts(list texts, frozenset stops):
                 if all_alnum and not alnum(c):
                     all_alnum = False
                 i += 1
-            if (table.has(kind, data, start, i) if table is not None
+            if (table.has_folded(<const unsigned char*>data, start, i) if folded
+                    else table.has(kind, data, start, i) if table is not None
                     else low[start:i] in stops):
                 bare += 1
                 n += 1
@@ -163,7 +199,8 @@ def stopword_counts(list texts, frozenset stops):
                 k = j
                 while k < i and word(PyUnicode_READ(kind, data, k)):
                     k += 1
-                if k > j and (table.has(kind, data, j, k) if table is not None
+                if k > j and (table.has_folded(<const unsigned char*>data, j, k) if folded
+                              else table.has(kind, data, j, k) if table is not None
                               else low[j:k] in stops):
                     n += 1
         out.append((bare, n))

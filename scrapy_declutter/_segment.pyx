@@ -34,6 +34,7 @@ from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE, PyTuple_New, PyTuple_SET_ITEM
 from libc.stdlib cimport free, malloc, realloc
+from libc.stdint cimport uint64_t
 from libc.string cimport memcpy, memset, strcmp, strlen, strncmp
 
 cimport lxml.includes.etreepublic as cetree
@@ -249,6 +250,7 @@ cdef class _Builder:
         cdef LRec* link
         cdef IRec* img
         cdef xmlNode* node
+        cdef xmlAttr* style
         cdef Py_ssize_t i, k, n = w.blocks.n
         cdef list out = []
         cdef char* arena = w.arena.data
@@ -282,7 +284,8 @@ cdef class _Builder:
                     images.append(_untracked((_attr_text(img.alt) or "", _attr_text(img.src))))
                 _set_field(block, "images", _untracked(tuple(images)))
             node = _rec(w, b.el).node
-            if _attr(node, "hidden") != NULL or style_hides(_attr_text(_attr(node, "style"))):
+            style = _attr(node, "style")  # ``style_hides`` asked only of a style there is
+            if _attr(node, "hidden") != NULL or (style != NULL and style_hides(_attr_text(style))):
                 _set_field(block, "hidden", True)
             _set_field(block, "position", i / n)
             _set_field(block, "xpath", self.xpath(b.el))

@@ -162,9 +162,13 @@ cdef void _scan_visit(Scan* s, xmlNode* node) noexcept nogil:
             s.counts[_count_of[i]] += 1
         if _kept[i]:
             _note(s, node, 0)
+    cdef char first
     a = node.properties
     while a != NULL:
-        if a.type == tree.XML_ATTRIBUTE_NODE and a.ns == NULL:
+        # Most attributes (class, href, id, style) start with none of i and r: one
+        # comparison of their first letter, not a string comparison per name asked for.
+        first = (<const char*>a.name)[0]
+        if a.type == tree.XML_ATTRIBUTE_NODE and a.ns == NULL and (first == b"i" or first == b"r"):
             if strcmp(<const char*>a.name, "itemtype") == 0:
                 if a.children != NULL and (a.children.next != NULL
                                            or a.children.type != tree.XML_TEXT_NODE):

@@ -93,6 +93,9 @@ def test_searches_over_joined_texts_never_span_two_blocks_nor_miss_one():
     # letters, dotted capital I, final sigma, underscores, digits of other scripts.
     _check(["\u212aelvin scale", "\u01c5ungla", "İzmir_2024 ΣΑΣ", "x_y z", "٣ days ago",
             "snake_case title", "<", "a<", "</", "ab</"], "Kelvin \u212a snake_case ΣΑΣ")
+    # Latin-1 texts (one byte a character): ASCII runs read a byte at a time, then the rest.
+    _check(["Café_crème à la Straße", "caféx straße_2", "À_la carte", "x_ café", "ªº²"],
+           "Café Straße à la carte ª")
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -116,10 +119,13 @@ def test_phrases_are_found_and_counted_as_the_alternation_and_str_count_do():
     (overlapping occurrences of one phrase count once, phrases starting with characters
     beyond Latin-1 too, a phrase cut off by the text's end does not count)."""
     require_compiled(T._compiled, "text columns")
-    phrases = ["aa", "aba", "€", "©", "b", "ＡＢ", "x€", "eur ", "add to cart"]
+    phrases = ["aa", "aba", "€", "©", "b", "ＡＢ", "x€", "eur ", "add to cart", "ac", "a€b"]
     found = T._compiled.Phrases(phrases)
+    # Phrases sharing a first character are told apart by the second before they are
+    # compared (wide second characters, a first character at the text's end, too).
     texts = ["aaaa", "ababa", "€€ x€", "©", "", "ＡＢＡＢ", "eur", "eur 5, eur ", "add to car",
-             "add to cart, add to cart", "nothing", "abaaba", "日本語ＡＢ"]
+             "add to cart, add to cart", "nothing", "abaaba", "日本語ＡＢ", "a", "xa", "ac a€b a€",
+             "za₤b ad", "x₤", "Ａ"]
     for text in texts:
         assert found.counts(text) == [text.count(p) for p in phrases], text
     alternation = re.compile("|".join(map(re.escape, phrases)))

@@ -289,6 +289,31 @@ def test_packed_float32_walk_splits_at_the_float64_thresholds(model, which):
     assert np.array_equal(t.leaf_values(X), t.numpy_leaf_values(X))
 
 
+@needs_compiled
+def test_packed_float32_walk_finds_every_nan(model):
+    """The NaN check before the fast walk reads the values' bits in blocks: a NaN of any
+    sign and payload, at any place (in a block or in the tail after the last one), sends
+    the page to the general walk, and infinities do not."""
+    t = model.trees
+    rows = int(t.feature.max()) + 1
+    X = np.ones((7, rows), dtype=np.float32)  # 7 x width values: blocks and a tail
+    c = t._c_arrays
+
+    def fast(rows_):
+        return trees._compiled.leaf_values_f32(rows_, c.perfect, c.perfect_value, t.depth,
+                                               np.empty((len(rows_), t.n_trees)))
+
+    X[0, 0], X[-1, -1] = np.inf, -np.inf
+    assert fast(X)
+    nans = np.array([0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF800001, 0x7FFFFFFF],
+                    dtype=np.uint32).view(np.float32)  # quiet, negative, signalling, ...
+    for at in (0, 255, 256, X.size - 1, X.size - 2):
+        for nan in nans:
+            Y = X.copy()
+            Y.flat[at] = nan
+            assert not fast(Y), (at, nan)
+
+
 @pytest.mark.skipif(columns._compiled is None, reason="the compiled block columns were not built")
 @pytest.mark.parametrize("file_id", BUNDLED)
 def test_compiled_level_ids_and_subtree_spans_equal_the_references(file_id):

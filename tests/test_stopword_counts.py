@@ -65,6 +65,22 @@ def test_stop_words_are_found_by_code_points_as_string_equality_finds_them():
     assert COMPILED.stopword_counts(["the of a b"], odd) == [(2, 2)] == _reference(["the of a b"], odd)
 
 
+def test_ascii_texts_are_looked_up_with_their_capitals_folded():
+    """ASCII texts are not lower-cased into a copy: their capitals are folded where words
+    are looked up (``_StopTable.has_folded``). Every ASCII capital and the characters next
+    to them (``@``, ``[``, `` ` ``, ``{``), in words with and without punctuation, count as
+    in the lower-cased text; the same words beside a non-ASCII one take the copy."""
+    stops = language.stoplist("en") | frozenset(["@a", "[z", "`x", "{y", "ab_cd"])
+    ascii = ["THE Of aNd", "@A [Z `X {Y", "AB_CD, (THE) X-THE", "Don'T", "tHe\tOF\x0bAnd",
+             " ".join(chr(c) + "he" for c in range(64, 124)), "QWERTYUIOPASDFGHJKLZXCVBNM the"]
+    texts = ascii + [t + " \u00e9" for t in ascii]
+    assert all(t.isascii() for t in ascii) and not any(t.isascii() for t in texts[len(ascii):])
+    got = language.page_stopword_counts(texts, stops)
+    assert got == _reference(texts, stops)
+    assert got[0] == (3, 3) and got[1] == (4, 4) and got[2][1] >= 2
+    assert got[:len(ascii)] == got[len(ascii):]
+
+
 def test_counts_are_written_into_the_blocks_as_the_reference_writes_them():
     html = b"<html><body><p>The cat sat on the mat, of course.</p><div><b></b></div>" \
            b"<p>x</p><ul><li>of the</li></ul></body></html>"

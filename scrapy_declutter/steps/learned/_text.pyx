@@ -14,7 +14,7 @@ import numpy as np
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport free, malloc
 
-from scrapy_declutter._chars cimport alnum, fnv, word
+from scrapy_declutter._chars cimport alnum, ascii_alnum, fnv, word
 from scrapy_declutter._slots cimport field_of, slot_offset
 
 cdef extern from "Python.h":
@@ -183,6 +183,9 @@ def char_columns(list texts, list low, const double[::1] words, double title_max
         while j < m:
             if word(PyUnicode_READ(kind, data, j)):
                 start = j
+                if kind == 1:  # the word's ASCII letters, digits and "_", a byte each
+                    while j < m and (ascii_alnum((<const unsigned char*>data)[j]) or (<const unsigned char*>data)[j] == 95):
+                        j += 1
                 while j < m and word(PyUnicode_READ(kind, data, j)):
                     j += 1
                 h = fnv(kind, data, start, j)
@@ -214,6 +217,10 @@ cdef class Phrases:
     cdef Py_ssize_t n
     cdef unsigned long long by_first[256]
     cdef unsigned long long others
+    # By second character: the phrases it may be the second character of (those with
+    # another below 256 are left out), those longer than one.
+    cdef unsigned long long by_second[256]
+    cdef unsigned long long wide_second, long_ones
     cdef Py_UCS4 chars[MAX_CHARS]
     cdef Py_ssize_t start[MAX_PHRASES]
     cdef Py_ssize_t length[MAX_PHRASES]
@@ -226,9 +233,10 @@ cdef class Phrases:
         if self.n > MAX_PHRASES or not all(phrases) or sum(map(len, phrases)) > MAX_CHARS:
             raise ValueError(f"from 1 to {MAX_PHRASES} phrases, none empty, {MAX_CHARS} "
                              "characters in all")
-        self.others = 0
+        self.others = self.wide_second = self.long_ones = 0
         for j in range(256):
             self.by_first[j] = 0
+            self.by_second[j] = 0
         for j in range(self.n):
             p = phrases[j]
             self.start[j], self.length[j] = at, len(p)
@@ -239,6 +247,12 @@ cdef class Phrases:
                 self.by_first[self.chars[self.start[j]]] |= 1ULL << j
             else:
                 self.others |= 1ULL << j
+            if len(p) > 1:
+                self.long_ones |= 1ULL << j
+                if self.chars[self.start[j] + 1] < 256:
+                    self.by_second[self.chars[self.start[j] + 1]] |= 1ULL << j
+                else:
+                    self.wide_second |= 1ULL << j
 
     cdef inline unsigned long long _starting(self, Py_UCS4 c) noexcept:
         """The phrases (bits) whose first character is ``c``."""
@@ -252,6 +266,21 @@ cdef class Phrases:
             rest &= rest - 1
             if self.chars[self.start[j]] == c:
                 cand |= 1ULL << j
+        return cand
+
+    cdef inline unsigned long long _candidates(self, int kind, const void* data, Py_ssize_t i,
+                                              Py_ssize_t size) noexcept:
+        """The phrases that may occur at ``i``: those starting with its character, less the
+        longer ones whose second character is not the next one (most, where a phrase
+        shares its first letter with common words), so few are compared in full."""
+        cdef unsigned long long cand = self._starting(PyUnicode_READ(kind, data, i))
+        cdef Py_UCS4 c
+        if cand & self.long_ones:
+            if i + 1 < size:
+                c = PyUnicode_READ(kind, data, i + 1)
+                cand &= ~self.long_ones | (self.by_second[c] if c < 256 else self.wide_second)
+            else:
+                cand &= ~self.long_ones
         return cand
 
     cdef inline bint _at(self, int kind, const void* data, Py_ssize_t i, Py_ssize_t size,
@@ -282,7 +311,7 @@ cdef class Phrases:
             t = texts[rows[r]]
             size, kind, data = len(t), PyUnicode_KIND(t), PyUnicode_DATA(t)
             for i in range(size):
-                cand = self._starting(PyUnicode_READ(kind, data, i))
+                cand = self._candidates(kind, data, i, size)
                 while cand:
                     j = __builtin_ctzll(cand)
                     cand &= cand - 1
@@ -304,7 +333,7 @@ cdef class Phrases:
         for j in range(self.n):
             free_from[j] = found[j] = 0
         for i in range(size):
-            cand = self._starting(PyUnicode_READ(kind, data, i))
+            cand = self._candidates(kind, data, i, size)
             while cand:
                 j = __builtin_ctzll(cand)
                 cand &= cand - 1

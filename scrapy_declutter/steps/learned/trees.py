@@ -29,6 +29,9 @@ try:
 except ImportError:  # built without a C compiler: the NumPy walk below
     _compiled = None
 
+#: The compiled float32 walk reads a group of this many rows feature by feature
+#: (``_trees.leaf_values_f32``): ``_CArrays.perfect`` holds features times it.
+_ROW_LANES = _compiled.ROW_LANES if _compiled is not None else 1
 #: Trees up to this deep are laid out complete for the float32 walk (``_CArrays.perfect``:
 #: 2**depth slots a tree); deeper ones take the general walk.
 MAX_PERFECT_DEPTH = 12
@@ -191,7 +194,8 @@ class _CArrays(NamedTuple):
     min_feature: int
     max_feature: int
     #: The trees laid out complete to the walk's depth for float32 rows (``_trees.Node``):
-    #: (trees x ``2**depth - 1`` x 2) int32, the feature (0 under a leaf) and the bits of
+    #: (trees x ``2**depth - 1`` x 2) int32, the feature (0 under a leaf) times
+    #: ``_trees.ROW_LANES`` (where its values start in a group of rows) and the bits of
     #: the largest float32 not above the threshold (+inf under a leaf: always left), node
     #: ``k``'s children at ``2k + 1`` and ``2k + 2``; None for trees deeper than
     #: ``MAX_PERFECT_DEPTH``.
@@ -219,7 +223,7 @@ class _CArrays(NamedTuple):
         if depth <= MAX_PERFECT_DEPTH:
             inner, at = _complete_slots(t)
             perfect = np.empty((*inner.shape, 2), dtype=np.int32)
-            perfect[..., 0] = np.where(is_split, t.feature, 0)[inner]
+            perfect[..., 0] = np.where(is_split, t.feature, 0)[inner] * _ROW_LANES
             perfect[..., 1] = np.where(is_split, below, np.float32(np.inf)).view(np.int32)[inner]
             perfect_value = np.ascontiguousarray(np.asarray(t.value, dtype=np.float64)[at])
         return cls(
