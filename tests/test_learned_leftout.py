@@ -296,3 +296,15 @@ def test_the_chrome_boxes_of_a_real_article_hold_none_of_its_text():
     ruled = word_prf("\n".join(kept), truth)
     assert ruled.recall == every.recall == 1.0
     assert ruled.precision > 2 * every.precision
+
+
+@pytest.mark.parametrize("folder, file_id", [("chromenames", "0111"), ("wcxb", "0082"), ("wcxb", "0540"),
+                                             ("wcxb", "2860"), ("wcxb", "4297")])
+def test_chrome_boxes_found_along_shared_paths_agree_with_each_blocks_own_look(folder, file_id):
+    # ``in_chrome_boxes`` reuses what the previous kept block's elements said; every
+    # block asked on its own (``in_chrome_box``) is the reference, over all blocks and
+    # over every third (kept blocks that are not siblings).
+    page = Page.from_html(gzip.decompress((SAMPLE_DATA / folder / f"{file_id}.html.gz").read_bytes()))
+    for rows in (list(range(len(page.blocks))), list(range(0, len(page.blocks), 3))):
+        assert chromenames.in_chrome_boxes(page.blocks, rows) == [
+            i for i in rows if chromenames.in_chrome_box(page.blocks[i])]
