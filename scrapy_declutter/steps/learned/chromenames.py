@@ -68,15 +68,14 @@ MIN_LEFT_SHARE = 0.1
 
 def without_chrome_boxes(blocks: Sequence[Block], keep: np.ndarray,
                          words: np.ndarray) -> np.ndarray:
-    """``keep`` without the kept blocks inside a box named chrome (``in_chrome_box``),
+    """``keep`` without the kept blocks inside a box named chrome (``in_chrome_boxes``),
     unless what is left is a sliver (``MIN_LEFT_CHARS``, ``MIN_LEFT_SHARE``)."""
     drop = in_chrome_boxes(blocks, np.flatnonzero(keep).tolist())
     if not drop:
         return keep
     out = keep.copy()
     out[drop] = False
-    left = np.flatnonzero(out).tolist()
-    if (sum(len(blocks[i].text) for i in left) < MIN_LEFT_CHARS
+    if (sum(len(blocks[i].text) for i in np.flatnonzero(out).tolist()) < MIN_LEFT_CHARS
             or float(words[out].sum()) < MIN_LEFT_SHARE * float(words[keep].sum())):
         return keep
     return out
