@@ -40,10 +40,12 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 
 from ..errors import ModelFormatError
+from . import lessons
 from .counts import Table, counted, merged, pruned
+from .lessons import CATEGORIES, DISCARD, KEEP, LESSON_CHARS, Lesson, Prepared
 from .lmindex import Scorer
 from .modelbytes import b64, narrowest, unb64
-from .ngramkeys import MAX_CHARS, codepoints, ngram_keys, texts_counted, valid_mask
+from .ngramkeys import codepoints, ngram_keys, valid_mask
 
 #: The seed's n (LingPipe ``NGRAM_SIZE = 6``).
 DEFAULT_ORDER = 6
@@ -59,12 +61,9 @@ FOLD_AT = 1.0
 #: A classifier keeps scoring with its look-up tables until this share of new n-gram
 #: occurrences (relative to what they were built from) has been trained since.
 STALE_SHARE = 0.125
-#: Format version of ``to_data``; a newer one is refused on load.
-FORMAT_VERSION = 1
-
-KEEP = "keep"
-DISCARD = "discard"
-CATEGORIES = (KEEP, DISCARD)
+#: Format version of ``to_data``; a newer one is refused on load. Version 2 may store
+#: lessons not yet counted (``lessons``); version 1 loads unchanged.
+FORMAT_VERSION = 2
 
 class NGramLM:
     """A character n-gram process language model with Witten–Bell smoothing (LingPipe's)."""
@@ -228,24 +227,6 @@ def _table(category: str, arrays: Mapping[str, np.ndarray] | None, tables: bool)
     if not tables:
         return _NO_TABLE
     return None if arrays is None else (arrays[f"{category}_keys"], arrays[f"{category}_counts"])
-#: Per category: its texts' n-grams, counted (``counts.counted``), and how many texts.
-Prepared = dict[str, tuple[np.ndarray, np.ndarray, int]]
-
-
-def prepare(examples: Iterable[tuple[str, str]], order: int) -> Prepared:
-    """Per category, the n-grams of all its texts, counted, and how many texts: one pass each.
-
-    Each text is its own sequence (``ngramkeys.texts_counted``), so the counts
-    equal training each text on its own, as LingPipe does.
-    """
-    texts: dict[str, list[str]] = {}
-    for category, text in examples:
-        if category not in CATEGORIES:
-            raise ValueError(f"category must be one of {CATEGORIES}, not {category!r}")
-        if text:
-            texts.setdefault(category, []).append(text[:MAX_CHARS])
-    return {category: (*texts_counted(items, order), len(items))
-            for category, items in texts.items()}
 
 
 @dataclass(frozen=True)
@@ -263,33 +244,62 @@ class Classification:
 
 
 class NGramClassifier:
-    """Two process LMs (keep, discard) and add-one category priors: LingPipe's DynamicLMClassifier."""
+    """Two process LMs (keep, discard) and add-one category priors: LingPipe's DynamicLMClassifier.
+
+    What it is taught waits as lessons (``lessons``) until its tables are read.
+    """
 
     def __init__(self, *, order: int = DEFAULT_ORDER, max_entries: int = MAX_ENTRIES,
                  alphabet_size: int = ALPHABET_SIZE) -> None:
         self.order = order
-        self.lms = {c: NGramLM(order=order, max_entries=max_entries, alphabet_size=alphabet_size)
-                    for c in CATEGORIES}
+        self._lms = {c: NGramLM(order=order, max_entries=max_entries, alphabet_size=alphabet_size)
+                     for c in CATEGORIES}
         self.examples = {c: 0 for c in CATEGORIES}
+        self._lessons: list[Lesson] = []  # taught, not counted yet, oldest first
+        self._lesson_chars = 0
         self._compiled: Scorer | None = None
         self._compiled_size = 0  # n-gram occurrences the tables were built from
         self._added = 0  # n-gram occurrences trained since
 
+    @property
+    def lms(self) -> dict[str, NGramLM]:
+        """The language models by category, every lesson counted in."""
+        self._count_lessons()
+        return self._lms
+
     def train(self, category: str, text: str) -> None:
-        if category not in self.lms:
+        if category not in self._lms:
             raise ValueError(f"category must be one of {CATEGORIES}, not {category!r}")
         if text:
-            self.add_prepared(prepare([(category, text)], self.order))
+            self.add_lesson(Lesson.of([(category, text)]))
 
     def train_many(self, examples: Iterable[tuple[str, str]]) -> None:
         """Train on many (category, text) pairs: the same counts as ``train`` on each, in one pass."""
-        self.add_prepared(prepare(examples, self.order))
+        self.add_lesson(Lesson.of(examples))
 
-    def add_prepared(self, batch: Prepared) -> None:
-        """Add what ``prepare`` computed (one page's lesson goes to two models this way)."""
-        for category, (keys, counts, n_texts) in batch.items():
-            self.lms[category].add_counted(keys, counts)
-            self.examples[category] += n_texts
+    def add_lesson(self, lesson: Lesson, *, tables: bool = True) -> None:
+        """Learn a page's lesson: its example counts now, its n-grams once a table is read
+        (``lessons``). ``tables=False``: the example counts alone, for a model without its
+        tables (``SiteModel.ngrams``) whose delta trains them."""
+        for category, n in lesson.examples().items():
+            self.examples[category] += n
+        if tables and lesson.texts:
+            self._lessons.append(lesson)
+            self._lesson_chars += lesson.chars
+            # One that scores text counts at once, as it did before lessons: it will read
+            # its tables anyway, and stale scoring tables are let go as soon as they are.
+            if self._compiled is not None or self._lesson_chars > LESSON_CHARS:
+                self._count_lessons()
+
+    def _count_lessons(self) -> None:
+        """Count the waiting lessons into the tables, in the order they were taught."""
+        waiting, self._lessons, self._lesson_chars = self._lessons, [], 0
+        for lesson in waiting:
+            self._add_counted(lesson.counted(self.order))
+
+    def _add_counted(self, batch: Prepared) -> None:
+        for category, (keys, counts, _) in batch.items():
+            self._lms[category].add_counted(keys, counts)
             self._added += int(counts.sum())
         if self._compiled is not None and self._stale():
             # Rebuilt at the next classification anyway: not held meanwhile. The tables
@@ -321,13 +331,14 @@ class NGramClassifier:
         Rebuilding costs about as much as scoring a whole page, so a crawl
         that trains after every page scores with tables at most 1/8 behind.
         """
+        lms = self.lms
         if self._compiled is None or self._stale():
-            for lm in self.lms.values():
+            for lm in lms.values():
                 lm._fold()
-            self._compiled = Scorer([(lm._keys, lm._counts) for lm in self.lms.values()],
-                                    [lm.lambda_factor for lm in self.lms.values()],
-                                    self.lms[KEEP].alphabet_size)
-            self._compiled_size = int(sum(lm._counts.sum() for lm in self.lms.values()))
+            self._compiled = Scorer([(lm._keys, lm._counts) for lm in lms.values()],
+                                    [lm.lambda_factor for lm in lms.values()],
+                                    lms[KEEP].alphabet_size)
+            self._compiled_size = int(sum(lm._counts.sum() for lm in lms.values()))
             self._added = 0
         return self._compiled
 
@@ -336,41 +347,48 @@ class NGramClassifier:
         return self._added > STALE_SHARE * max(self._compiled_size, 4096)
 
     def merge(self, other: "NGramClassifier") -> None:
+        """Add another classifier's counts (both count their lessons first: merged tables are
+        pruned, so what survives depends on when each side counted, as it did before lessons)."""
+        mine, theirs = self.lms, other.lms
         for c in CATEGORIES:
-            self.lms[c].merge(other.lms[c])
+            mine[c].merge(theirs[c])
             self.examples[c] += other.examples[c]
         self._compiled = None  # a merge can change everything: rebuild
 
     def snapshot(self) -> "NGramClassifier":
         """A copy sharing the language models' arrays (``NGramLM.snapshot``), without scoring tables."""
         copy = NGramClassifier(order=self.order)
-        copy.lms = {c: lm.snapshot() for c, lm in self.lms.items()}
+        copy._lms = {c: lm.snapshot() for c, lm in self._lms.items()}
         copy.examples = dict(self.examples)
+        copy._lessons, copy._lesson_chars = list(self._lessons), self._lesson_chars
         return copy
 
     def without_tables(self) -> "NGramClassifier":
-        """This one's parameters and example counts, its language models empty."""
-        lm = self.lms[KEEP]
+        """This one's parameters and example counts, its language models empty, no lessons."""
+        lm = self._lms[KEEP]
         copy = NGramClassifier(order=self.order, max_entries=lm.max_entries,
                                alphabet_size=lm.alphabet_size)
         copy.examples = dict(self.examples)
         return copy
 
     def estimated_bytes(self) -> int:
-        """Memory held now, without building anything: a cache's budget checks it per page.
+        """Memory held now, without building or counting anything: a cache's budget checks it
+        per page.
 
         ``nbytes`` compiles the scoring tables first; this counts the arrays,
-        the keys waiting to be folded and the tables only if already built.
+        the keys waiting to be folded, the lessons waiting to be counted and
+        the tables only if already built.
         """
         held = sum(lm._keys.nbytes + lm._counts.nbytes + 8 * lm._pending_size
-                   for lm in self.lms.values())
+                   for lm in self._lms.values())
+        held += sum(lesson.nbytes for lesson in self._lessons)
         return held + (self._compiled.nbytes if self._compiled else 0)
 
     @property
     def nbytes(self) -> int:
         """Stored arrays plus the look-up tables scoring builds."""
         self._scorer()
-        stored = sum(lm._keys.nbytes + lm._counts.nbytes for lm in self.lms.values())
+        stored = sum(lm._keys.nbytes + lm._counts.nbytes for lm in self._lms.values())
         return stored + (self._compiled.nbytes if self._compiled else 0)
 
     def to_data(self) -> dict[str, Any]:
@@ -379,14 +397,28 @@ class NGramClassifier:
     def header(self) -> dict[str, Any]:
         """``to_data`` without the tables, which ``arrays`` gives."""
         return {"version": FORMAT_VERSION, "order": self.order, "examples": dict(self.examples),
-                "lms": {c: lm.header() for c, lm in self.lms.items()}}
+                "lms": {c: lm.header() for c, lm in self._lms.items()}}
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """The language models' tables, by name, as a stored model keeps them (``modelbytes``)."""
+        """The language models' tables, by name, as a stored model keeps them (``modelbytes``),
+        and the lessons not counted yet (``lessons.arrays``).
+
+        Lessons are stored as texts only by a classifier that has counted
+        nothing yet (a site's delta, a fresh site's model in an unsupervised
+        crawl): counted later, in order, they give the tables counting them now
+        would. Beside counted tables they are counted first, since tables
+        merged at different times prune differently; and lessons already
+        counted (for a model whose pages were scored) cost only the merge.
+        """
+        if self._lessons and (any(len(lm._keys) or lm._pending for lm in self._lms.values())
+                              or all(lesson.is_counted for lesson in self._lessons)):
+            self._count_lessons()
         out = {}
-        for c, lm in self.lms.items():
+        for c, lm in self._lms.items():
             keys, counts = lm.table()
             out[f"{c}_keys"], out[f"{c}_counts"] = keys.astype("<u8"), narrowest(counts)
+        if self._lessons:
+            out.update(lessons.arrays(self._lessons))
         return out
 
     @classmethod
@@ -402,11 +434,14 @@ class NGramClassifier:
                                    f"up to {FORMAT_VERSION}")
         try:
             clf = cls(order=int(data["order"]))
-            clf.lms = {c: NGramLM.from_data(data["lms"][c], _table(c, arrays, tables))
-                       for c in CATEGORIES}
+            clf._lms = {c: NGramLM.from_data(data["lms"][c], _table(c, arrays, tables))
+                        for c in CATEGORIES}
             clf.examples = {c: int(data["examples"][c]) for c in CATEGORIES}
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelFormatError(f"bad classifier data: {exc!r}") from None
-        if any(lm.order != clf.order for lm in clf.lms.values()):
+        if tables and arrays is not None:
+            clf._lessons = lessons.from_arrays(arrays)
+            clf._lesson_chars = sum(lesson.chars for lesson in clf._lessons)
+        if any(lm.order != clf.order for lm in clf._lms.values()):
             raise ModelFormatError("classifier language models disagree on the order")
         return clf

@@ -1,0 +1,144 @@
+"""A page's lesson for the n-gram classifier, kept as its texts until a table is read.
+
+An unsupervised crawl trains every site's n-gram classifier and, by default,
+never scores text with it (the learner votes only on sites someone labelled,
+``learner``). Counting a page's n-grams there (hashing some 70,000 keys, sorting
+the distinct ones, merging them into the tables) was a third of what site
+learning cost the crawl, and the counted tables (some 25,000 keys a page, a
+few hundred KB) were most of what its deltas wrote. So a classifier keeps each
+page's lesson as the texts it was given (at most 6,000 characters a class) and
+counts them when something reads its tables: scoring, a merge, a stored model
+that has counted tables already, or ``LESSON_CHARS`` of texts waiting. They
+are counted one page at a time and in the order they came, so the tables are
+the ones counting each page at once gave.
+
+A lesson is counted at most once (``counted`` keeps the result): the same
+lesson goes to the site's model and to its delta, and a ``Declutter`` whose
+pages are scored counts it for the model, then the delta reuses the counts.
+
+Stored (``arrays``/``from_arrays``), the lessons are four arrays beside the
+tables: the texts' UTF-8 bytes, each text's byte length, its category (an
+index into ``CATEGORIES``) and each page's number of texts.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import ModelFormatError
+from .ngramkeys import MAX_CHARS, texts_counted
+
+KEEP = "keep"
+DISCARD = "discard"
+CATEGORIES = (KEEP, DISCARD)
+#: Characters of lessons a classifier keeps uncounted; past this it counts them. A page
+#: gives at most 12,000 (``learner``), so a site's first 20 pages or so wait: a broad
+#: crawl's sites mostly never count. Counted tables hold at most some 1 MB per site.
+LESSON_CHARS = 1 << 18
+
+#: Per category: its texts' n-grams, counted (``counts.counted``), and how many texts.
+Prepared = dict[str, tuple[np.ndarray, np.ndarray, int]]
+
+
+class Lesson:
+    """One page's training texts, each with its category, and their n-grams once counted."""
+
+    __slots__ = ("texts", "chars", "_counted")
+
+    def __init__(self, texts: Sequence[tuple[str, str]]) -> None:
+        """``texts``: (category, text) pairs, non-empty, each cut to ``MAX_CHARS`` (``of``)."""
+        self.texts = tuple(texts)
+        self.chars = sum(len(text) for _, text in self.texts)
+        self._counted: tuple[int, Prepared] | None = None  # (order, batch)
+
+    @classmethod
+    def of(cls, examples: Iterable[tuple[str, str]]) -> "Lesson":
+        """A lesson from (category, text) pairs: empty texts dropped, the rest cut to
+        ``MAX_CHARS`` (all a model reads of a text); an unknown category is a ValueError."""
+        texts = []
+        for category, text in examples:
+            if category not in CATEGORIES:
+                raise ValueError(f"category must be one of {CATEGORIES}, not {category!r}")
+            if text:
+                texts.append((category, text[:MAX_CHARS]))
+        return cls(texts)
+
+    def examples(self) -> dict[str, int]:
+        """How many texts of each category the lesson holds."""
+        out: dict[str, int] = {}
+        for category, _ in self.texts:
+            out[category] = out.get(category, 0) + 1
+        return out
+
+    def counted(self, order: int) -> Prepared:
+        """Per category, the n-grams of its texts, counted, and how many texts: one pass each.
+
+        Each text is its own sequence (``ngramkeys.texts_counted``), so the
+        counts equal training each text on its own, as LingPipe does.
+        """
+        if self._counted is None or self._counted[0] != order:
+            texts: dict[str, list[str]] = {}
+            for category, text in self.texts:
+                texts.setdefault(category, []).append(text)
+            self._counted = order, {category: (*texts_counted(items, order), len(items))
+                                    for category, items in texts.items()}
+        return self._counted[1]
+
+    @property
+    def is_counted(self) -> bool:
+        return self._counted is not None
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held: the texts (one byte a character, as ASCII holds them) and any counts."""
+        held = self.chars
+        if self._counted is not None:
+            held += sum(keys.nbytes + counts.nbytes for keys, counts, _ in self._counted[1].values())
+        return held
+
+
+def arrays(lessons: Sequence[Lesson]) -> dict[str, np.ndarray]:
+    """The stored form of lessons (see the module docstring), for ``modelbytes``."""
+    encoded = [text.encode("utf-8", "surrogatepass") for lesson in lessons
+               for _, text in lesson.texts]
+    return {
+        "lesson_texts": np.frombuffer(b"".join(encoded), dtype="|u1"),
+        "lesson_lengths": np.fromiter(map(len, encoded), dtype="<u4", count=len(encoded)),
+        "lesson_categories": np.fromiter((CATEGORIES.index(c) for lesson in lessons
+                                          for c, _ in lesson.texts), dtype="|u1",
+                                         count=len(encoded)),
+        "lesson_sizes": np.fromiter((len(lesson.texts) for lesson in lessons), dtype="<u4",
+                                    count=len(lessons)),
+    }
+
+
+def from_arrays(stored: Mapping[str, np.ndarray]) -> list[Lesson]:
+    """Lessons from their stored form; none when the arrays are absent (an older model).
+    Arrays that do not add up, or texts that are not UTF-8, are a ModelFormatError."""
+    if "lesson_sizes" not in stored:
+        return []
+    try:
+        raw = stored["lesson_texts"].tobytes()
+        lengths = stored["lesson_lengths"].tolist()
+        categories = stored["lesson_categories"].tolist()
+        sizes = stored["lesson_sizes"].tolist()
+    except KeyError as exc:
+        raise ModelFormatError(f"stored lessons lack {exc}") from None
+    if sum(sizes) != len(lengths) or len(categories) != len(lengths) or sum(lengths) != len(raw) \
+            or any(c >= len(CATEGORIES) for c in categories):
+        raise ModelFormatError("stored lessons do not add up")
+    texts, at = [], 0
+    try:
+        for category, length in zip(categories, lengths):
+            texts.append((CATEGORIES[category], raw[at:at + length].decode("utf-8", "surrogatepass")))
+            at += length
+    except UnicodeDecodeError as exc:
+        raise ModelFormatError(f"a stored lesson is not UTF-8: {exc}") from None
+    out, at = [], 0
+    for size in sizes:
+        out.append(Lesson(texts[at:at + size]))
+        at += size
+    return out
+
