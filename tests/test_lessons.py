@@ -17,11 +17,11 @@ from scrapy_declutter.sitelearning.ngram import DISCARD, KEEP, NGramClassifier
 
 def _pages(n: int) -> list[Lesson]:
     """Lessons of n pages: each its own story, and a footer every page repeats."""
-    return [Lesson.of([(KEEP, f"Story {i}: the council voted on plan {i * 7} for the river "
-                              f"district after a debate that ran late, résumé {i}."),
-                       (KEEP, f"Residents of ward {i % 5} spoke about the bridge."),
-                       (DISCARD, "Subscribe to our newsletter. © 2024 The Daily Gazette."),
-                       (DISCARD, f"Page {i} of {n} · Next · Previous")])
+    return [Lesson.of({KEEP: [f"Story {i}: the council voted on plan {i * 7} for the river "
+                              f"district after a debate that ran late, résumé {i}.",
+                              f"Residents of ward {i % 5} spoke about the bridge."],
+                       DISCARD: ["Subscribe to our newsletter. © 2024 The Daily Gazette.",
+                                 f"Page {i} of {n} · Next · Previous", ""]})
             for i in range(n)]
 
 
@@ -63,7 +63,7 @@ def test_a_lesson_is_counted_once_for_the_site_and_its_delta():
 def test_past_the_character_budget_lessons_are_counted():
     clf = NGramClassifier()
     text = "a long paragraph of story text that goes on and on. " * 38  # 2,000 characters cut
-    lesson = Lesson.of([(KEEP, text)] * 6)
+    lesson = Lesson.of({KEEP: [text] * 6})
     for _ in range(LESSON_CHARS // lesson.chars):
         clf.add_lesson(lesson)
     assert clf._lessons  # at the budget: still waiting
@@ -122,7 +122,7 @@ def test_stored_lessons_that_do_not_add_up_are_refused():
 
 def test_an_unknown_category_is_refused():
     with pytest.raises(ValueError, match="category"):
-        Lesson.of([("maybe", "text")])
+        Lesson.of({"maybe": ["text"]})
 
 
 def test_a_crawl_that_never_scores_stores_lessons_and_a_reader_counts_them(tmp_path):

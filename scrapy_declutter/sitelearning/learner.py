@@ -352,8 +352,7 @@ class SiteLearner:
         """Add a page's lesson to models (the site's, and the delta waiting to be stored)."""
         if lesson.duplicate or not models:
             return
-        texts = Lesson.of((category, text) for category, texts in lesson.examples.items()
-                          for text in texts)
+        texts = Lesson.of(lesson.examples)
         for model in models:
             keys = lesson.keys
             model.observe(keys.fingerprints, url, keys.structures, keys.containers, keys.samples)

@@ -43,34 +43,37 @@ Prepared = dict[str, tuple[np.ndarray, np.ndarray, int]]
 
 
 class Lesson:
-    """One page's training texts, each with its category, and their n-grams once counted."""
+    """One page's training texts by category, and their n-grams once counted."""
 
     __slots__ = ("texts", "chars", "_counted")
 
-    def __init__(self, texts: Sequence[tuple[str, str]]) -> None:
-        """``texts``: (category, text) pairs, non-empty, each cut to ``MAX_CHARS`` (``of``)."""
-        self.texts = tuple(texts)
-        self.chars = sum(len(text) for _, text in self.texts)
+    def __init__(self, texts: Mapping[str, Sequence[str]]) -> None:
+        """``texts``: per category, texts each non-empty and cut to ``MAX_CHARS`` (``of``)."""
+        self.texts = {category: tuple(items) for category, items in texts.items() if items}
+        self.chars = sum(sum(map(len, items)) for items in self.texts.values())
         self._counted: tuple[int, Prepared] | None = None  # (order, batch)
 
     @classmethod
-    def of(cls, examples: Iterable[tuple[str, str]]) -> "Lesson":
-        """A lesson from (category, text) pairs: empty texts dropped, the rest cut to
+    def of(cls, examples: Mapping[str, Iterable[str]]) -> "Lesson":
+        """A lesson from texts by category: empty texts dropped, the rest cut to
         ``MAX_CHARS`` (all a model reads of a text); an unknown category is a ValueError."""
-        texts = []
-        for category, text in examples:
+        for category in examples:
             if category not in CATEGORIES:
                 raise ValueError(f"category must be one of {CATEGORIES}, not {category!r}")
-            if text:
-                texts.append((category, text[:MAX_CHARS]))
-        return cls(texts)
+        return cls({category: [text[:MAX_CHARS] for text in texts if text]
+                    for category, texts in examples.items()})
+
+    @classmethod
+    def of_pairs(cls, examples: Iterable[tuple[str, str]]) -> "Lesson":
+        """A lesson from (category, text) pairs, as ``of``."""
+        texts: dict[str, list[str]] = {}
+        for category, text in examples:
+            texts.setdefault(category, []).append(text)
+        return cls.of(texts)
 
     def examples(self) -> dict[str, int]:
         """How many texts of each category the lesson holds."""
-        out: dict[str, int] = {}
-        for category, _ in self.texts:
-            out[category] = out.get(category, 0) + 1
-        return out
+        return {category: len(items) for category, items in self.texts.items()}
 
     def counted(self, order: int) -> Prepared:
         """Per category, the n-grams of its texts, counted, and how many texts: one pass each.
@@ -79,11 +82,8 @@ class Lesson:
         counts equal training each text on its own, as LingPipe does.
         """
         if self._counted is None or self._counted[0] != order:
-            texts: dict[str, list[str]] = {}
-            for category, text in self.texts:
-                texts.setdefault(category, []).append(text)
             self._counted = order, {category: (*texts_counted(items, order), len(items))
-                                    for category, items in texts.items()}
+                                    for category, items in self.texts.items()}
         return self._counted[1]
 
     @property
@@ -101,16 +101,19 @@ class Lesson:
 
 def arrays(lessons: Sequence[Lesson]) -> dict[str, np.ndarray]:
     """The stored form of lessons (see the module docstring), for ``modelbytes``."""
-    encoded = [text.encode("utf-8", "surrogatepass") for lesson in lessons
-               for _, text in lesson.texts]
+    encoded, categories, sizes = [], [], []
+    for lesson in lessons:
+        size = 0
+        for category, texts in lesson.texts.items():
+            encoded += [text.encode("utf-8", "surrogatepass") for text in texts]
+            categories += [CATEGORIES.index(category)] * len(texts)
+            size += len(texts)
+        sizes.append(size)
     return {
         "lesson_texts": np.frombuffer(b"".join(encoded), dtype="|u1"),
         "lesson_lengths": np.fromiter(map(len, encoded), dtype="<u4", count=len(encoded)),
-        "lesson_categories": np.fromiter((CATEGORIES.index(c) for lesson in lessons
-                                          for c, _ in lesson.texts), dtype="|u1",
-                                         count=len(encoded)),
-        "lesson_sizes": np.fromiter((len(lesson.texts) for lesson in lessons), dtype="<u4",
-                                    count=len(lessons)),
+        "lesson_categories": np.array(categories, dtype="|u1"),
+        "lesson_sizes": np.array(sizes, dtype="<u4"),
     }
 
 
@@ -138,7 +141,10 @@ def from_arrays(stored: Mapping[str, np.ndarray]) -> list[Lesson]:
         raise ModelFormatError(f"a stored lesson is not UTF-8: {exc}") from None
     out, at = [], 0
     for size in sizes:
-        out.append(Lesson(texts[at:at + size]))
+        by_category: dict[str, list[str]] = {}
+        for category, text in texts[at:at + size]:
+            by_category.setdefault(category, []).append(text)
+        out.append(Lesson(by_category))
         at += size
     return out
 

@@ -271,11 +271,11 @@ class NGramClassifier:
         if category not in self._lms:
             raise ValueError(f"category must be one of {CATEGORIES}, not {category!r}")
         if text:
-            self.add_lesson(Lesson.of([(category, text)]))
+            self.add_lesson(Lesson.of({category: [text]}))
 
     def train_many(self, examples: Iterable[tuple[str, str]]) -> None:
         """Train on many (category, text) pairs: the same counts as ``train`` on each, in one pass."""
-        self.add_lesson(Lesson.of(examples))
+        self.add_lesson(Lesson.of_pairs(examples))
 
     def add_lesson(self, lesson: Lesson, *, tables: bool = True) -> None:
         """Learn a page's lesson: its example counts now, its n-grams once a table is read
