@@ -13,7 +13,8 @@ from scrapy_declutter.errors import ModelFormatError
 from scrapy_declutter.sitelearning import counts, ngramkeys
 from scrapy_declutter.sitelearning.counts import (counted, merged, pruned, python_counted,
                                                   python_merged, python_pruned)
-from scrapy_declutter.sitelearning.ngram import DISCARD, KEEP, PRUNE_TO, NGramClassifier, NGramLM
+from scrapy_declutter.sitelearning.ngram import DISCARD, KEEP, NGramClassifier, NGramLM
+from scrapy_declutter.sitelearning.ngramlm import PRUNE_TO
 
 
 def test_probabilities_sum_to_one_over_the_alphabet():

@@ -1,6 +1,6 @@
 """Count tables: sorted unique 64-bit keys with their counts, merged and pruned in linear time.
 
-An n-gram language model (``ngram.NGramLM``) keeps its n-grams as such a
+An n-gram language model (``ngramlm.NGramLM``) keeps its n-grams as such a
 table and adds a page's n-grams to it after every page of a crawl. Doing that
 with ``np.unique`` over the concatenation of the table and the page (and a
 ``lexsort`` to prune) sorted some 70,000 keys several times per page and

@@ -45,8 +45,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..blocks import BOILERPLATE, CONTENT, Block, SiteReason
+from .lessons import Lesson
 from .model import MIN_PAGES, TEMPLATE_SHARE, SiteModel
-from .ngram import DISCARD, KEEP, prepare
+from .ngram import DISCARD, KEEP
 from .pagekeys import PageKeys, page_keys
 from .places import Places
 
@@ -351,14 +352,11 @@ class SiteLearner:
         """Add a page's lesson to models (the site's, and the delta waiting to be stored)."""
         if lesson.duplicate or not models:
             return
-        batch = prepare(((category, text) for category, texts in lesson.examples.items()
-                         for text in texts), models[0].classifier.order)
+        texts = Lesson.of(lesson.examples)
         for model in models:
             keys = lesson.keys
             model.observe(keys.fingerprints, url, keys.structures, keys.containers, keys.samples)
             model.supervised += lesson.supervised
-            if model.ngrams:
-                model.classifier.add_prepared(batch)
-            else:  # without its n-gram tables (``SiteModel.ngrams``): its delta trains them
-                for category, (_, _, n_texts) in batch.items():
-                    model.classifier.examples[category] += n_texts
+            # Without its n-gram tables (``SiteModel.ngrams``) a model counts the examples
+            # alone: its delta trains the tables.
+            model.classifier.add_lesson(texts, tables=model.ngrams)

@@ -17,7 +17,7 @@ Memory is bounded per site, whatever the crawl's length:
   the share within about ``DECAY_AT / 2`` pages;
 * URLs already counted: the last ``MAX_URLS`` (hashes), so re-crawling a page
   does not count it twice;
-* the classifier: ``ngram.MAX_ENTRIES`` n-grams per class (pruned).
+* the classifier: ``ngramlm.MAX_ENTRIES`` n-grams per class (pruned).
 
 A SiteModel also serves as a *delta*: the updates one process made since it
 last wrote, which a store adds to what it holds (``merge``), so concurrent
