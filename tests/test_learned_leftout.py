@@ -281,6 +281,17 @@ def test_names_chrome_matches_readabilitys_names_unless_they_also_say_content():
     assert not chromenames.names_chrome("", ())
 
 
+@pytest.mark.parametrize("ident, classes", [
+    ("", ("Jp-RelatedPosts",)), ("SIDEBAR", ()), ("", ("ReLaTeD", "MAIN")), ("Foo", ("bar",)),
+    ("", ("sİdebar",)), ("", ("ſocial",)), ("Kelvin-\u212aey", ("CONTENT",)), ("x", ("Ａrticle", "rss"))])
+def test_names_chrome_lower_cased_search_agrees_with_the_case_blind_one(ident, classes):
+    # ASCII names are lower-cased and searched plainly; the case-blind patterns stay the
+    # reference (and the path for other names, whose case folds lower() does not copy).
+    names = " ".join(classes) + " " + ident
+    expected = bool(chromenames.CHROME_NAMES.search(names)) and not chromenames.CONTENT_NAMES.search(names)
+    assert chromenames.names_chrome.__wrapped__(ident, classes) == expected
+
+
 def test_the_chrome_boxes_of_a_real_article_hold_none_of_its_text():
     # The shipped model was trained on this page and keeps none of its chrome, so the
     # rule is checked on every block: what it leaves out is chrome, what it keeps the story.
