@@ -292,6 +292,17 @@ def test_names_chrome_lower_cased_search_agrees_with_the_case_blind_one(ident, c
     assert chromenames.names_chrome.__wrapped__(ident, classes) == expected
 
 
+def test_names_chrome_finds_every_readability_name_wherever_it_stands():
+    # The lower-cased patterns are regrouped by first letter: each name is still found,
+    # alone, inside a longer name, in capitals, and a content name still saves it.
+    for word in chromenames.CHROME_NAMES.pattern.split("|"):
+        for ident, classes in (("", (word,)), ("x", (f"pre{word.upper()}post",)), (word, ("main",))):
+            names = " ".join(classes) + " " + ident
+            expected = bool(chromenames.CHROME_NAMES.search(names)) and not chromenames.CONTENT_NAMES.search(names)
+            assert chromenames.names_chrome.__wrapped__(ident, classes) == expected, (ident, classes)
+    assert all(chromenames.names_chrome.__wrapped__("", (w,)) for w in ("related", "rss", "pager", "ad-break"))
+
+
 def test_the_chrome_boxes_of_a_real_article_hold_none_of_its_text():
     # The shipped model was trained on this page and keeps none of its chrome, so the
     # rule is checked on every block: what it leaves out is chrome, what it keeps the story.

@@ -48,18 +48,32 @@ import numpy as np
 
 from ...blocks import Block
 
-_CHROME = ("-ad-|ai2html|banner|breadcrumbs|combx|comment|cover-wrap|disqus|extra|gdpr|legends|"
-           "related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|"
-           "ad-break|agegate|pagination|pager|popup|yom-remote")
-_CONTENT = "and|article|body|column|content|main|shadow"
+_CHROME_WORDS = ("-ad-|ai2html|banner|breadcrumbs|combx|comment|cover-wrap|disqus|extra|gdpr|legends|"
+                 "related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|"
+                 "ad-break|agegate|pagination|pager|popup|yom-remote")
+_CONTENT_WORDS = "and|article|body|column|content|main|shadow"
 #: Readability's ``unlikelyCandidates`` without ``community``, ``footer``, ``header``, ``menu``.
-CHROME_NAMES = re.compile(_CHROME, re.IGNORECASE)
+CHROME_NAMES = re.compile(_CHROME_WORDS, re.IGNORECASE)
 #: Readability's ``okMaybeItsACandidate``: a name that holds one of these is not chrome.
-CONTENT_NAMES = re.compile(_CONTENT, re.IGNORECASE)
+CONTENT_NAMES = re.compile(_CONTENT_WORDS, re.IGNORECASE)
+
+
+def _by_first_letter(words: str) -> str:
+    """``a|b|...`` as one alternative per first character (``r(?:elated|ss)|...``): the
+    same matches, but the search tries one branch per character of the names where the
+    flat list tries every name (0.6x the time on WCXB-dev's names)."""
+    rests: dict[str, list[str]] = {}
+    for word in words.split("|"):
+        rests.setdefault(word[0], []).append(re.escape(word[1:]))
+    return "|".join(re.escape(first) + (f"(?:{'|'.join(tails)})" if len(tails) > 1 else tails[0])
+                    for first, tails in rests.items())
+
+
 # The same, for lower-cased ASCII names: a case-blind search folds every character
 # against every name at every place, ten times the cost of a lower() and a plain search
 # (4 M instructions a page, 8% of extract(), when asked of each new box's names).
-_CHROME_LOWER, _CONTENT_LOWER = re.compile(_CHROME), re.compile(_CONTENT)
+_CHROME_LOWER = re.compile(_by_first_letter(_CHROME_WORDS))
+_CONTENT_LOWER = re.compile(_by_first_letter(_CONTENT_WORDS))
 #: Elements never taken for a chrome box, whatever their names.
 NEVER_BOXES = frozenset({"html", "body", "a"})
 #: Text under one of these stays: layout tables and code name their cells and spans freely.
