@@ -47,6 +47,12 @@ from typing import Sequence
 import numpy as np
 
 from ...blocks import Block
+from ...segment import in_reference_walk
+
+try:
+    from . import _chains as _compiled
+except ImportError:  # built without a compiler: ``python_in_chrome_boxes``, the reference
+    _compiled = None
 
 _CHROME_WORDS = ("-ad-|ai2html|banner|breadcrumbs|combx|comment|cover-wrap|disqus|extra|gdpr|legends|"
                  "related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|"
@@ -104,6 +110,19 @@ def in_chrome_boxes(blocks: Sequence[Block], rows: list[int]) -> list[int]:
     """Those of ``rows`` (in page order) whose block has, among its elements (its own and
     those above), one named chrome (``names_chrome``) and none that is a table or code.
 
+    The compiled ``_chains.chrome_rows`` where the package was built with a compiler,
+    else (and inside ``segment.reference_walk()``) ``python_in_chrome_boxes``, its
+    reference: the same walk, the same rows.
+    """
+    if _compiled is None or in_reference_walk():
+        return python_in_chrome_boxes(blocks, rows)
+    return _compiled.chrome_rows(blocks if isinstance(blocks, list) else list(blocks), rows,
+                                 names_chrome, EXEMPT_TAGS, NEVER_BOXES, _CHROME, _EXEMPT)
+
+
+def python_in_chrome_boxes(blocks: Sequence[Block], rows: list[int]) -> list[int]:
+    """``in_chrome_boxes`` in Python, the reference of the compiled walk.
+
     An article keeps a hundred blocks under a dozen elements each, and asking each
     element's names cost 0.4 ms a page. A block's elements above it are the objects its
     previous kept block has as far as their paths agree (the walks make one ``Ancestor``
@@ -140,7 +159,7 @@ def in_chrome_boxes(blocks: Sequence[Block], rows: list[int]) -> list[int]:
 def in_chrome_box(block: Block) -> bool:
     """Whether one of the block's elements, its own or above, is named chrome
     (``names_chrome``) and none of them is a table or code: ``in_chrome_boxes`` for one
-    block, its reference."""
+    block, the reference of both its walks."""
     ancestors = block.ancestors
     if any(a.tag in EXEMPT_TAGS for a in ancestors):
         return False
