@@ -281,6 +281,28 @@ def test_names_chrome_matches_readabilitys_names_unless_they_also_say_content():
     assert not chromenames.names_chrome("", ())
 
 
+@pytest.mark.parametrize("ident, classes", [
+    ("", ("Jp-RelatedPosts",)), ("SIDEBAR", ()), ("", ("ReLaTeD", "MAIN")), ("Foo", ("bar",)),
+    ("", ("sİdebar",)), ("", ("ſocial",)), ("Kelvin-\u212aey", ("CONTENT",)), ("x", ("Ａrticle", "rss"))])
+def test_names_chrome_lower_cased_search_agrees_with_the_case_blind_one(ident, classes):
+    # ASCII names are lower-cased and searched plainly; the case-blind patterns stay the
+    # reference (and the path for other names, whose case folds lower() does not copy).
+    names = " ".join(classes) + " " + ident
+    expected = bool(chromenames.CHROME_NAMES.search(names)) and not chromenames.CONTENT_NAMES.search(names)
+    assert chromenames.names_chrome.__wrapped__(ident, classes) == expected
+
+
+def test_names_chrome_finds_every_readability_name_wherever_it_stands():
+    # The lower-cased patterns are regrouped by first letter: each name is still found,
+    # alone, inside a longer name, in capitals, and a content name still saves it.
+    for word in chromenames.CHROME_NAMES.pattern.split("|"):
+        for ident, classes in (("", (word,)), ("x", (f"pre{word.upper()}post",)), (word, ("main",))):
+            names = " ".join(classes) + " " + ident
+            expected = bool(chromenames.CHROME_NAMES.search(names)) and not chromenames.CONTENT_NAMES.search(names)
+            assert chromenames.names_chrome.__wrapped__(ident, classes) == expected, (ident, classes)
+    assert all(chromenames.names_chrome.__wrapped__("", (w,)) for w in ("related", "rss", "pager", "ad-break"))
+
+
 def test_the_chrome_boxes_of_a_real_article_hold_none_of_its_text():
     # The shipped model was trained on this page and keeps none of its chrome, so the
     # rule is checked on every block: what it leaves out is chrome, what it keeps the story.
@@ -301,10 +323,46 @@ def test_the_chrome_boxes_of_a_real_article_hold_none_of_its_text():
 @pytest.mark.parametrize("folder, file_id", [("chromenames", "0111"), ("wcxb", "0082"), ("wcxb", "0540"),
                                              ("wcxb", "2860"), ("wcxb", "4297")])
 def test_chrome_boxes_found_along_shared_paths_agree_with_each_blocks_own_look(folder, file_id):
-    # ``in_chrome_boxes`` reuses what the previous kept block's elements said; every
-    # block asked on its own (``in_chrome_box``) is the reference, over all blocks and
-    # over every third (kept blocks that are not siblings).
+    # ``in_chrome_boxes`` (compiled where built) and its Python reference reuse what the
+    # previous kept block's elements said; every block asked on its own (``in_chrome_box``)
+    # is the reference of both, over all blocks and over every third (kept blocks that are
+    # not siblings).
     page = Page.from_html(gzip.decompress((SAMPLE_DATA / folder / f"{file_id}.html.gz").read_bytes()))
     for rows in (list(range(len(page.blocks))), list(range(0, len(page.blocks), 3))):
-        assert chromenames.in_chrome_boxes(page.blocks, rows) == [
-            i for i in rows if chromenames.in_chrome_box(page.blocks[i])]
+        want = [i for i in rows if chromenames.in_chrome_box(page.blocks[i])]
+        assert chromenames.in_chrome_boxes(page.blocks, rows) == want
+        assert chromenames.python_in_chrome_boxes(page.blocks, rows) == want
+        if folder == "chromenames":
+            assert want  # the page has chrome boxes: the walks had something to find
+
+
+@pytest.mark.skipif(chromenames._compiled is None, reason="the compiled walks were not built")
+def test_compiled_chrome_rows_agree_with_the_python_walk_on_names_tables_links_and_lists():
+    # Boxes with names and without, a chrome box in a layout table (exempt), a chrome-named
+    # link (never a box), nested and sibling boxes; then paths given as lists, not tuples.
+    page, _ = _chrome(
+        f"<div class='social'><p>{PARAGRAPH}</p><p>Share this.</p><div><span>Tweet it</span></div></div>"
+        f"<p>{PARAGRAPH}</p><table class='sidebar'><tr><td>{PARAGRAPH}</td></tr></table>"
+        f"<p><a class='related' href='/x'>A related story</a></p>"
+        f"<div id='RelatedPosts'><ul><li>One</li><li>Two</li></ul><p class='main'>Kept</p></div>")
+    blocks = page.blocks
+    for rows in (list(range(len(blocks))), list(range(1, len(blocks), 2)), [], [len(blocks) - 1]):
+        want = chromenames.python_in_chrome_boxes(blocks, rows)
+        assert chromenames.in_chrome_boxes(blocks, rows) == want
+        assert want == [i for i in rows if chromenames.in_chrome_box(blocks[i])]
+    # In the social box, under RelatedPosts (a content-named child does not save it);
+    # not beside them, not in the layout table, not for a link named related.
+    found = chromenames.in_chrome_boxes(blocks, list(range(len(blocks))))
+    assert found == [0, 1, 2, 6, 7, 8]
+    assert [blocks[i].text for i in (4, 5, 8)] == [PARAGRAPH, "A related story", "Kept"]
+    listed = [_ListedPath(b) for b in blocks]
+    assert chromenames._compiled.chrome_rows(
+        listed, list(range(len(blocks))), chromenames.names_chrome, chromenames.EXEMPT_TAGS,
+        chromenames.NEVER_BOXES, chromenames._CHROME, chromenames._EXEMPT) == found
+
+
+class _ListedPath:
+    """A block whose ``ancestors`` is a list, not a tuple (the compiled walk copies it)."""
+
+    def __init__(self, block):
+        self.ancestors = list(block.ancestors)
