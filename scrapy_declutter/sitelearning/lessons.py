@@ -132,19 +132,18 @@ def from_arrays(stored: Mapping[str, np.ndarray]) -> list[Lesson]:
     if sum(sizes) != len(lengths) or len(categories) != len(lengths) or sum(lengths) != len(raw) \
             or any(c >= len(CATEGORIES) for c in categories):
         raise ModelFormatError("stored lessons do not add up")
-    texts, at = [], 0
+    out, first, at = [], 0, 0  # a lesson's first text, and the byte it starts at
     try:
-        for category, length in zip(categories, lengths):
-            texts.append((CATEGORIES[category], raw[at:at + length].decode("utf-8", "surrogatepass")))
-            at += length
+        for size in sizes:
+            by_category: dict[str, list[str]] = {}
+            for category, length in zip(categories[first:first + size],
+                                        lengths[first:first + size]):
+                by_category.setdefault(CATEGORIES[category], []).append(
+                    raw[at:at + length].decode("utf-8", "surrogatepass"))
+                at += length
+            out.append(Lesson(by_category))
+            first += size
     except UnicodeDecodeError as exc:
         raise ModelFormatError(f"a stored lesson is not UTF-8: {exc}") from None
-    out, at = [], 0
-    for size in sizes:
-        by_category: dict[str, list[str]] = {}
-        for category, text in texts[at:at + size]:
-            by_category.setdefault(category, []).append(text)
-        out.append(Lesson(by_category))
-        at += size
     return out
 

@@ -70,7 +70,6 @@ class NGramClassifier:
                      for c in CATEGORIES}
         self.examples = {c: 0 for c in CATEGORIES}
         self._lessons: list[Lesson] = []  # taught, not counted yet, oldest first
-        self._lesson_chars = 0
         self._compiled: Scorer | None = None
         self._compiled_size = 0  # n-gram occurrences the tables were built from
         self._added = 0  # n-gram occurrences trained since
@@ -82,10 +81,8 @@ class NGramClassifier:
         return self._lms
 
     def train(self, category: str, text: str) -> None:
-        if category not in self._lms:
-            raise ValueError(f"category must be one of {CATEGORIES}, not {category!r}")
-        if text:
-            self.add_lesson(Lesson.of({category: [text]}))
+        """Train on one text (``Lesson.of`` refuses an unknown category, drops an empty text)."""
+        self.add_lesson(Lesson.of({category: [text]}))
 
     def train_many(self, examples: Iterable[tuple[str, str]]) -> None:
         """Train on many (category, text) pairs: the same counts as ``train`` on each, in one pass."""
@@ -99,15 +96,16 @@ class NGramClassifier:
             self.examples[category] += n
         if tables and lesson.texts:
             self._lessons.append(lesson)
-            self._lesson_chars += lesson.chars
             # One that scores text counts at once, as it did before lessons: it will read
             # its tables anyway, and stale scoring tables are let go as soon as they are.
-            if self._compiled is not None or self._lesson_chars > LESSON_CHARS:
+            # Otherwise a few dozen lessons wait at most: their sum is cheap to take.
+            if self._compiled is not None or \
+                    sum(waiting.chars for waiting in self._lessons) > LESSON_CHARS:
                 self._count_lessons()
 
     def _count_lessons(self) -> None:
         """Count the waiting lessons into the tables, in the order they were taught."""
-        waiting, self._lessons, self._lesson_chars = self._lessons, [], 0
+        waiting, self._lessons = self._lessons, []
         for lesson in waiting:
             self._add_counted(lesson.counted(self.order))
 
@@ -174,7 +172,7 @@ class NGramClassifier:
         copy = NGramClassifier(order=self.order)
         copy._lms = {c: lm.snapshot() for c, lm in self._lms.items()}
         copy.examples = dict(self.examples)
-        copy._lessons, copy._lesson_chars = list(self._lessons), self._lesson_chars
+        copy._lessons = list(self._lessons)
         return copy
 
     def without_tables(self) -> "NGramClassifier":
@@ -255,7 +253,6 @@ class NGramClassifier:
             raise ModelFormatError(f"bad classifier data: {exc!r}") from None
         if tables and arrays is not None:
             clf._lessons = lessons.from_arrays(arrays)
-            clf._lesson_chars = sum(lesson.chars for lesson in clf._lessons)
         if any(lm.order != clf.order for lm in clf._lms.values()):
             raise ModelFormatError("classifier language models disagree on the order")
         return clf
