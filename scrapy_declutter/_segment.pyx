@@ -54,6 +54,7 @@ cetree.import_lxml__etree()
 BUILT_WITH_LXML = cetree.LXML_VERSION_STRING.decode("ascii")
 
 include "_segment_records.pxi"
+include "_segment_paths.pxi"
 include "_segment_text.pxi"
 include "_segment_walk.pxi"
 include "_segment_fields.pxi"
@@ -140,8 +141,13 @@ cdef class _Builder:
     def __cinit__(self):
         self.elements = {}
 
-    cdef void setup(self, Walk* w, cetree._Element root):
+    cdef int setup(self, Walk* w, cetree._Element root) except -1:
+        cdef Py_ssize_t k
         self.w, self.root = w, root
+        if vec_reserve(&w.xp_off, w.recs.n) < 0 or vec_reserve(&w.xp_len, w.recs.n) < 0:
+            raise MemoryError()
+        for k in range(w.recs.n):
+            (<Py_ssize_t*>w.xp_off.data)[k] = -1
         self.tags = [None] * w.recs.n
         self.lineages = [None] * w.recs.n
         self.xpaths = [None] * w.recs.n
@@ -160,14 +166,22 @@ cdef class _Builder:
             t = self.tags[rec] = _tag(_rec(self.w, rec).node)
         return t
 
-    cdef list chain(self, int rec, list memo):
-        """The records from the nearest one with a memo (excluded) down to ``rec``."""
-        cdef list todo = []
-        while rec >= 0 and memo[rec] is None:
-            todo.append(rec)
-            rec = _rec(self.w, rec).parent
-        todo.reverse()
-        return todo
+    cdef int chain(self, int rec, list memo) except -1:
+        """The records from the nearest one with a memo (excluded) up to ``rec``, pushed on
+        ``w.up`` from ``rec`` upwards (read them back from the top of the stack down); how many.
+        ``memo`` None: the memo is the XPath's bytes (``w.xp_off``). A C stack: a Python
+        list of the records was a tenth of the lineages' and XPaths' cost."""
+        cdef Walk* w = self.w
+        cdef int* slot
+        cdef Py_ssize_t* off = <Py_ssize_t*>w.xp_off.data
+        w.up.n = 0
+        while rec >= 0 and (off[rec] < 0 if memo is None else memo[rec] is None):
+            slot = <int*>vec_push(&w.up)
+            if slot == NULL:
+                raise MemoryError()
+            slot[0] = rec
+            rec = _rec(w, rec).parent
+        return <int>w.up.n
 
     cdef object ancestor(self, int rec):
         """``segment._ancestor``: one new Ancestor per element, as there (the learned
@@ -177,18 +191,21 @@ cdef class _Builder:
         cdef const char* cls = _attr_value(_attr(node, "class"))
         # tuple.__new__, as NamedTuple's own __new__ does, without its Python frame; the
         # id and class names as ``_attr_text(...)`` and its ``split()`` give them (``_named``)
-        return _record(Ancestor, (
-            self.tag(rec), _named(ident, NAME_TEXT) if ident != NULL and ident[0] else "",
-            _named(cls, NAME_CLASSES) if cls != NULL and cls[0] else ()))
+        return _record3(Ancestor, self.tag(rec),
+                        _named(ident, NAME_TEXT) if ident != NULL and ident[0] else "",
+                        _named(cls, NAME_CLASSES) if cls != NULL and cls[0] else ())
 
     cdef tuple lineage(self, int rec):
-        cdef int r, p
+        cdef int r, p, up
         cdef Py_ssize_t start, k, n
         cdef tuple above, line
         line = self.lineages[rec]
         if line is not None:  # blocks of one element, or of its later children
             return line
-        for r in self.chain(rec, self.lineages):
+        up = self.chain(rec, self.lineages)
+        while up > 0:
+            up -= 1
+            r = (<int*>self.w.up.data)[up]
             p = _rec(self.w, r).parent
             above = self.lineages[p] if p >= 0 else ()
             # (*above[1 - MAX_ANCESTORS:], me), built in place
@@ -206,19 +223,28 @@ cdef class _Builder:
         return self.lineages[rec]
 
     cdef str xpath(self, int rec):
-        cdef int r
+        """The element's XPath, written as bytes after its parent's (``w.xpath``), decoded once
+        for the element of a block: the elements above get no string of their own."""
+        cdef Walk* w = self.w
+        cdef int r, up
+        cdef Py_ssize_t* off = <Py_ssize_t*>w.xp_off.data
         cdef ElRec* e
-        if self.xpaths[rec] is not None:
-            return self.xpaths[rec]
-        for r in self.chain(rec, self.xpaths):
-            e = _rec(self.w, r)
+        x = self.xpaths[rec]
+        if x is not None:
+            return x
+        up = self.chain(rec, None)
+        while up > 0:
+            up -= 1
+            r = (<int*>w.up.data)[up]
+            e = _rec(w, r)
             if e.parent < 0:
-                self.xpaths[r] = self.root.getroottree().getpath(self.root)
-            elif e.nth == 1 and (<int*>self.w.totals.data)[e.slot] == 1:
-                self.xpaths[r] = f"{self.xpaths[e.parent]}/{self.tag(r)}"
+                root_path = self.root.getroottree().getpath(self.root).encode("utf-8")
+                _write_xpath(w, r, -1, root_path, len(root_path), 0)
             else:
-                self.xpaths[r] = f"{self.xpaths[e.parent]}/{self.tag(r)}[{e.nth}]"
-        return self.xpaths[rec]
+                _write_xpath(w, r, e.parent, NULL, 0,
+                                  0 if e.nth == 1 and (<int*>w.totals.data)[e.slot] == 1 else e.nth)
+        x = self.xpaths[rec] = w.xpath.data[off[rec]:off[rec] + (<Py_ssize_t*>w.xp_len.data)[rec]].decode("utf-8")
+        return x
 
     cdef object structure(self, int sid):
         cdef SRec* s
@@ -266,9 +292,9 @@ cdef class _Builder:
             ))
             if b.sid:
                 structure = self.structure(b.sid)
-                _set_field(block, "structure", structure)
+                _set_field(block, _F_STRUCTURE, structure)
                 if structure.pre:
-                    _set_field(block, "preformatted", _text(
+                    _set_field(block, _F_PREFORMATTED, _text(
                         w.pre_arena.data + b.pre_off, b.pre_len).strip("\n").rstrip())
             if b.links_to > b.links_from:
                 links = []
@@ -276,44 +302,21 @@ cdef class _Builder:
                     link = <LRec*>w.links.data + k
                     links.append(_untracked((_text(arena + link.off, link.len),
                                              _attr_text(link.href))))
-                _set_field(block, "links", _untracked(tuple(links)))
+                _set_field(block, _F_LINKS, _untracked(tuple(links)))
             if b.images_to > b.images_from:
                 images = []
                 for k in range(b.images_from, b.images_to):
                     img = <IRec*>w.images.data + k
                     images.append(_untracked((_attr_text(img.alt) or "", _attr_text(img.src))))
-                _set_field(block, "images", _untracked(tuple(images)))
+                _set_field(block, _F_IMAGES, _untracked(tuple(images)))
             node = _rec(w, b.el).node
             style = _attr(node, "style")  # ``style_hides`` asked only of a style there is
             if _attr(node, "hidden") != NULL or (style != NULL and style_hides(_attr_text(style))):
-                _set_field(block, "hidden", True)
-            _set_field(block, "position", i / n)
-            _set_field(block, "xpath", self.xpath(b.el))
+                _set_field(block, _F_HIDDEN, True)
+            _set_field(block, _F_POSITION, i / n)
+            _set_field(block, _F_XPATH, self.xpath(b.el))
             out.append(block)
         return out
-
-
-cdef void _init(Walk* w):
-    memset(w, 0, sizeof(Walk))
-    w.recs.size = sizeof(ElRec)
-    w.totals.size = w.path.size = w.kid_base.size = w.lens.size = w.ends.size = sizeof(int)
-    w.structs.size = sizeof(SRec)
-    w.blocks.size = sizeof(BRec)
-    w.links.size = sizeof(LRec)
-    w.images.size = sizeof(IRec)
-    w.arena.size = w.pre_arena.size = w.raw.size = w.link.size = 1
-    w.kids.size = sizeof(KidTag)
-    w.opens.size = sizeof(Open)
-    w.lists.size = sizeof(ListState)
-    w.tables.size = sizeof(TableState)
-
-
-cdef void _release(Walk* w):
-    free(w.recs.data); free(w.totals.data); free(w.structs.data); free(w.blocks.data)
-    free(w.links.data); free(w.images.data); free(w.arena.data); free(w.pre_arena.data)
-    free(w.path.data); free(w.kids.data); free(w.kid_base.data); free(w.opens.data)
-    free(w.lists.data); free(w.tables.data); free(w.raw.data); free(w.link.data)
-    free(w.lens.data); free(w.ends.data)
 
 
 def segment(cetree._Element root not None):

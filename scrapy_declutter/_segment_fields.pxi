@@ -26,7 +26,6 @@ cdef extern from "Python.h":
 
 cdef Py_ssize_t _offset_of[MAX_FIELDS]
 cdef tuple _field_defaults = ()
-cdef dict _field_index = {}
 cdef bint _by_offset = False
 #: How many leading fields have no default (a block must be given at least these).
 cdef Py_ssize_t _required = 0
@@ -34,7 +33,7 @@ cdef Py_ssize_t _required = 0
 
 cdef bint _read_layout() except -1:
     """Fill the offsets and defaults of ``Block``'s fields; False when it is not plain slots."""
-    global _field_defaults, _field_index, _required
+    global _field_defaults, _required
     fields = dataclasses.fields(Block)
     if (len(fields) > MAX_FIELDS or hasattr(Block, "__post_init__")
             or Block.__new__ is not object.__new__):
@@ -51,7 +50,6 @@ cdef bint _read_layout() except -1:
         else:
             defaults.append(f.default)
     _field_defaults = (None,) * _required + tuple(defaults)
-    _field_index = {f.name: k for k, f in enumerate(fields)}
     return True
 
 
@@ -76,12 +74,25 @@ cdef object _new_block(tuple values):
     return block
 
 
-cdef inline void _set_field(object block, str name, object value) except *:
-    """``setattr(block, name, value)``, written at the slot's offset when the layout allows."""
+cdef inline void _set_field(object block, Py_ssize_t field, object value) except *:
+    """``setattr(block, name, value)`` for the field at index ``field`` (an ``_F_*``),
+    written at the slot's offset when the layout allows."""
     if not _by_offset:
-        setattr(block, name, value)
+        setattr(block, _FIELD_NAMES[field], value)
         return
-    write_slot(block, _offset_of[<Py_ssize_t>_field_index[name]], value)
+    write_slot(block, _offset_of[field], value)
+
+
+#: The fields the walk sets after making a block, by index (a dict lookup by name
+#: per field and block was a tenth of making them).
+cdef tuple _FIELD_NAMES = tuple(f.name for f in dataclasses.fields(Block))
+cdef Py_ssize_t _F_STRUCTURE = _FIELD_NAMES.index("structure")
+cdef Py_ssize_t _F_PREFORMATTED = _FIELD_NAMES.index("preformatted")
+cdef Py_ssize_t _F_LINKS = _FIELD_NAMES.index("links")
+cdef Py_ssize_t _F_IMAGES = _FIELD_NAMES.index("images")
+cdef Py_ssize_t _F_HIDDEN = _FIELD_NAMES.index("hidden")
+cdef Py_ssize_t _F_POSITION = _FIELD_NAMES.index("position")
+cdef Py_ssize_t _F_XPATH = _FIELD_NAMES.index("xpath")
 
 
 #: Whether Blocks are made at their slots' offsets here (False: through ``Block(...)``).
@@ -101,4 +112,17 @@ cdef object _record(object cls, tuple values):
         item = <object>PyTuple_GET_ITEM(values, k)
         Py_INCREF(item)
         PyTuple_SET_ITEM(made, k, item)
+    return _untracked(made)
+
+
+cdef object _record3(object cls, object a, object b, object c):
+    """``_record(cls, (a, b, c))`` without the tuple of values (an Ancestor per element)."""
+    cdef _Allocating* t = <_Allocating*><PyObject*>cls
+    made = t.tp_alloc(t, 3)
+    Py_INCREF(a)
+    PyTuple_SET_ITEM(made, 0, a)
+    Py_INCREF(b)
+    PyTuple_SET_ITEM(made, 1, b)
+    Py_INCREF(c)
+    PyTuple_SET_ITEM(made, 2, c)
     return _untracked(made)

@@ -1,4 +1,4 @@
-# The compiled segmentation walk (growable arrays, the tag table, what the walk records); included by _segment.pyx.
+# The compiled segmentation walk (growable arrays, the tag table, what the walk records, the arrays kept across calls); included by _segment.pyx.
 
 # ---------------------------------------------------------------------------
 # Growable arrays (realloc'd without the GIL; a failed allocation sets ``nomem``).
@@ -201,10 +201,12 @@ cdef struct TableState:
 
 cdef struct Walk:
     int bail, nomem
-    # results
+    # results (the arrays, ``recs`` to ``xp_len``, one after the other: ``_init`` takes them as one)
     Vec recs, totals, structs, blocks, links, images, arena, pre_arena
     # state of the walk (the reference's local variables)
     Vec path, kids, kid_base, opens, lists, tables, raw, link, lens, ends
+    # phase 2: a stack of records, the XPaths' bytes, each record's XPath in them (offset, length)
+    Vec up, xpath, xp_off, xp_len
     int serial, has_text, br_run, link_depth, markup, tags, gen, link_gen
     int link_part_words, links_from, images_from, block_rec, block_depth, sid
     Py_ssize_t link_from
@@ -249,3 +251,63 @@ cdef inline const_xmlChar* _value(Walk* w, xmlAttr* a) noexcept nogil:
         w.bail = 1
         return NULL
     return <const_xmlChar*>"" if c.content == NULL else c.content
+
+
+# ---------------------------------------------------------------------------
+# A Walk's arrays: made, and kept for the next call or freed.
+
+# One Walk's arrays kept from a call to the next: a page's dozen and a half arrays were
+# malloc'd, grown by realloc (copying what they held) and freed on every page. A call
+# takes them if no other call holds them and gives them back if the spare is free, both
+# with the GIL held and no Python code in between, so threads segmenting at once each
+# get their own (the others allocate theirs as before). Arrays that grew past
+# ``_SPARE_MAX_BYTES`` on some huge page are freed rather than held.
+cdef Walk _spare
+cdef bint _spare_held = False
+DEF _SPARE_MAX_BYTES = 16 * 1024 * 1024
+
+
+cdef inline Py_ssize_t _vec_count(Walk* w) noexcept:
+    return (&w.xp_len - &w.recs) + 1
+
+
+cdef void _init(Walk* w):
+    global _spare_held
+    cdef Vec* v
+    cdef Py_ssize_t k
+    memset(w, 0, sizeof(Walk))
+    if _spare_held:
+        memcpy(&w.recs, &_spare.recs, _vec_count(w) * sizeof(Vec))
+        _spare_held = False
+        v = &w.recs
+        for k in range(_vec_count(w)):
+            v[k].n = 0
+    w.recs.size = sizeof(ElRec)
+    w.totals.size = w.path.size = w.kid_base.size = w.lens.size = w.ends.size = sizeof(int)
+    w.structs.size = sizeof(SRec)
+    w.blocks.size = sizeof(BRec)
+    w.links.size = sizeof(LRec)
+    w.images.size = sizeof(IRec)
+    w.arena.size = w.pre_arena.size = w.raw.size = w.link.size = 1
+    w.kids.size = sizeof(KidTag)
+    w.opens.size = sizeof(Open)
+    w.lists.size = sizeof(ListState)
+    w.tables.size = sizeof(TableState)
+    w.up.size = sizeof(int)
+    w.xpath.size = 1
+    w.xp_off.size = w.xp_len.size = sizeof(Py_ssize_t)
+
+
+cdef void _release(Walk* w):
+    """Give the arrays back as the spare (see ``_spare``), or free them."""
+    global _spare_held
+    cdef Vec* v = &w.recs
+    cdef Py_ssize_t k, held = 0
+    for k in range(_vec_count(w)):
+        held += v[k].cap * v[k].size
+    if not _spare_held and held <= _SPARE_MAX_BYTES:
+        memcpy(&_spare.recs, &w.recs, _vec_count(w) * sizeof(Vec))
+        _spare_held = True
+        return
+    for k in range(_vec_count(w)):
+        free(v[k].data)
