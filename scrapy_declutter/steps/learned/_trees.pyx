@@ -155,6 +155,8 @@ def leaf_values_f32(const float[:, ::1] X, const int[:, :, ::1] nodes,
     cdef Py_ssize_t inner = nodes.shape[1], i, t, start, k, f, width
     cdef int level
     cdef Py_ssize_t at[LANES]
+    cdef unsigned int first[LANES]
+    cdef unsigned int went, left, right
     cdef const float* row
     cdef const Node* tree
     cdef const Node* node
@@ -183,10 +185,22 @@ def leaf_values_f32(const float[:, ::1] X, const int[:, :, ::1] nodes,
                         group[f * LANES + k] = _key(row[f])
                 for t in range(t_count):
                     tree = <const Node*>&nodes[t, 0, 0]
-                    # Every row starts at the root: its split read once for the group.
-                    for k in range(LANES):
-                        at[k] = 1 + (tree.threshold < group[tree.feature + k])
-                    for level in range(1, depth):
+                    if depth == 1:
+                        for k in range(LANES):
+                            at[k] = 1 + (tree.threshold < group[tree.feature + k])
+                    else:
+                        # The first two levels read three nodes, the same for every lane:
+                        # the lanes take both splits of the second level and the root's
+                        # answer picks one, arithmetic over a group's contiguous values
+                        # that the compiler makes vector compares, four lanes a time.
+                        for k in range(LANES):
+                            went = tree.threshold < group[tree.feature + k]
+                            left = tree[1].threshold < group[tree[1].feature + k]
+                            right = tree[2].threshold < group[tree[2].feature + k]
+                            first[k] = 3 + 2 * went + ((went & right) | ((went ^ 1) & left))
+                        for k in range(LANES):
+                            at[k] = first[k]
+                    for level in range(2, depth):
                         for k in range(LANES):  # a constant bound: the lanes unrolled
                             node = tree + at[k]
                             at[k] = 2 * at[k] + 1 + (node.threshold < group[node.feature + k])
