@@ -21,9 +21,12 @@ float64 copy of it does) or as float64 (the page-type vector).
 The block features' rows (float32, almost never a missing value) take
 ``leaf_values_f32``: each tree laid out complete to the walk's depth
 (``trees._CArrays.perfect``), node ``k``'s children at ``2k + 1`` and
-``2k + 2``, so a step down is computed, not loaded: one load of the node
-(feature and threshold, 8 bytes), one of the row's value, and ``2k + 1 +
-went-right``. A leaf above the bottom stands in for the subtree under it
+``2k + 2``, so a step down is computed, not loaded: one load of the node's
+feature, one of the row's value, one of the threshold, and ``2k + 1 +
+went-right``. A tree's features and thresholds are two arrays (a tree's
+127 nodes are a kilobyte, in the first-level cache however laid out), so
+both are read at the node's index scaled by the load itself: no address
+is worked out per step. A leaf above the bottom stands in for the subtree under it
 with splits that always go left (threshold +inf) down to copies of its
 value. The comparison is float32 against float32: the threshold is stored
 as the largest float32 not above it, which a float32 value exceeds exactly
@@ -33,7 +36,8 @@ sides are compared as integer keys (``_key``: the float32's bits made
 unsigned-ordered, -0 taken as +0), which order as the floats do: an
 unsigned "below" leaves its answer in the carry flag, so a step down is
 ``2k + 1`` plus the carry (``adc``), with no ``seta``/``movzx`` pair and one
-register fewer, where the lanes' nodes are kept. A page whose rows hold a
+register fewer, where the lanes' nodes are kept (six instructions a lane and
+level, from eight). A page whose rows hold a
 NaN is left to ``leaf_values``.
 
 Float64 rows (the page-type vector, one row through a thousand shallow trees)
@@ -54,11 +58,6 @@ DEF LANES = 16
 ctypedef fused real:
     float
     double
-
-
-cdef struct Node:
-    int feature
-    unsigned int threshold  # ``_key`` of the float32 threshold
 
 
 cdef struct Node64:
@@ -141,8 +140,8 @@ ROW_LANES = LANES
 def leaf_values_f32(const float[:, ::1] X, const int[:, :, ::1] nodes,
                     const double[:, ::1] values, int depth, double[:, ::1] out):
     """``leaf_values`` for float32 rows without a missing value, over trees laid out
-    complete as ``trees._CArrays.perfect`` lays them out (trees x ``2**depth - 1``
-    nodes of 2 int32: the feature times ``ROW_LANES``, the float32 threshold's ``_key``;
+    complete as ``trees._CArrays.perfect`` lays them out (trees x 2 x ``2**depth - 1``
+    int32: the nodes' features times ``ROW_LANES``, then their float32 thresholds' ``_key``s;
     ``values``: trees x ``2**depth`` leaf values, left to right). False, with ``out``
     untouched, when a row holds a NaN.
 
@@ -152,21 +151,21 @@ def leaf_values_f32(const float[:, ::1] X, const int[:, :, ::1] nodes,
     load of the lane's row pointer and then of the value, and every group takes the
     unrolled walk of sixteen lanes."""
     cdef Py_ssize_t n = X.shape[0], width_x = X.shape[1], t_count = nodes.shape[0]
-    cdef Py_ssize_t inner = nodes.shape[1], i, t, start, k, f, width
+    cdef Py_ssize_t inner = nodes.shape[2], i, t, start, k, f, width, a
     cdef int level
     cdef Py_ssize_t at[LANES]
     cdef unsigned int first[LANES]
     cdef unsigned int went, left, right
     cdef const float* row
-    cdef const Node* tree
-    cdef const Node* node
+    cdef const int* feature
+    cdef const unsigned int* threshold
     cdef const double* leaf
     cdef double* dest
     cdef Py_ssize_t out_row = out.strides[0] // sizeof(double)
     cdef const float* base = &X[0, 0] if n and width_x else NULL
     cdef unsigned int* group
     cdef bint nan = False
-    _check_complete(t_count, depth, inner, values.shape[0], values.shape[1], nodes.shape[2])
+    _check_complete(t_count, depth, inner, values.shape[0], values.shape[1], nodes.shape[1])
     if n == 0 or width_x == 0:
         return True
     group = <unsigned int*>malloc(width_x * LANES * sizeof(unsigned int))
@@ -184,26 +183,27 @@ def leaf_values_f32(const float[:, ::1] X, const int[:, :, ::1] nodes,
                     for f in range(width_x):
                         group[f * LANES + k] = _key(row[f])
                 for t in range(t_count):
-                    tree = <const Node*>&nodes[t, 0, 0]
+                    feature = &nodes[t, 0, 0]
+                    threshold = <const unsigned int*>&nodes[t, 1, 0]
                     if depth == 1:
                         for k in range(LANES):
-                            at[k] = 1 + (tree.threshold < group[tree.feature + k])
+                            at[k] = 1 + (threshold[0] < group[feature[0] + k])
                     else:
                         # The first two levels read three nodes, the same for every lane:
                         # the lanes take both splits of the second level and the root's
                         # answer picks one, arithmetic over a group's contiguous values
                         # that the compiler makes vector compares, four lanes a time.
                         for k in range(LANES):
-                            went = tree.threshold < group[tree.feature + k]
-                            left = tree[1].threshold < group[tree[1].feature + k]
-                            right = tree[2].threshold < group[tree[2].feature + k]
+                            went = threshold[0] < group[feature[0] + k]
+                            left = threshold[1] < group[feature[1] + k]
+                            right = threshold[2] < group[feature[2] + k]
                             first[k] = 3 + 2 * went + ((went & right) | ((went ^ 1) & left))
                         for k in range(LANES):
                             at[k] = first[k]
                     for level in range(2, depth):
                         for k in range(LANES):  # a constant bound: the lanes unrolled
-                            node = tree + at[k]
-                            at[k] = 2 * at[k] + 1 + (node.threshold < group[node.feature + k])
+                            a = at[k]
+                            at[k] = 2 * a + 1 + (threshold[a] < group[feature[a] + k])
                     leaf = &values[t, 0] - inner
                     dest = &out[start, t]
                     for k in range(width):
