@@ -267,7 +267,8 @@ def test_the_whole_feature_matrix_equals_the_pure_python_one_on_bundled_pages(mo
 def test_packed_float32_walk_splits_at_the_float64_thresholds(model, which):
     """The walk of float32 rows without NaN (``_trees.leaf_values_f32``, over the trees laid
     out complete) compares with float32 thresholds: rows on each threshold and one float32
-    step either side of it go the way the NumPy walk's float64 comparison sends them, and
+    step either side of it go the way the NumPy walk's float64 comparison sends them (the
+    integer keys they are compared as order as the floats do, zeros of both signs alike), and
     rows of infinities pass the +inf splits under the leaves above the bottom."""
     t = _ensembles(model)[which]
     width = int(t.feature.max()) + 1
@@ -279,7 +280,8 @@ def test_packed_float32_walk_splits_at_the_float64_thresholds(model, which):
     X[200:400] = np.nextafter(near[200:400], np.float32(np.inf))
     X[400:] = np.nextafter(near[400:], np.float32(-np.inf))
     X[590:595], X[595:] = np.float32(np.inf), np.float32(-np.inf)
-    assert (t._c_arrays.perfect[..., 1] == np.float32(np.inf).view(np.int32)).any()
+    X[580:585], X[585:590] = np.float32(0.0), np.float32(-0.0)  # one key for both zeros
+    assert (t._c_arrays.perfect[:, 1] == trees._float32_keys(np.float32(np.inf))).any()
     assert trees._compiled.leaf_values_f32(  # the fast walk takes these rows
         X, t._c_arrays.perfect, t._c_arrays.perfect_value, t.depth, np.empty((len(X), t.n_trees)))
     assert np.array_equal(t.leaf_values(X), t.numpy_leaf_values(X))
@@ -287,6 +289,20 @@ def test_packed_float32_walk_splits_at_the_float64_thresholds(model, which):
     assert not trees._compiled.leaf_values_f32(
         X, t._c_arrays.perfect, t._c_arrays.perfect_value, t.depth, np.empty((len(X), t.n_trees)))
     assert np.array_equal(t.leaf_values(X), t.numpy_leaf_values(X))
+
+
+@needs_compiled
+def test_packed_float32_walk_refuses_nodes_laid_out_otherwise(model):
+    """The float32 walk reads a tree's features and then its thresholds (trees x 2 x nodes):
+    node arrays laid out node by node (trees x nodes x 2) are refused, not misread."""
+    t = model.trees
+    c = t._c_arrays
+    X = np.ones((3, int(t.feature.max()) + 1), dtype=np.float32)
+    out = np.empty((len(X), t.n_trees))
+    assert trees._compiled.leaf_values_f32(X, c.perfect, c.perfect_value, t.depth, out)
+    with pytest.raises(ValueError, match="not complete trees"):
+        trees._compiled.leaf_values_f32(X, np.ascontiguousarray(c.perfect.transpose(0, 2, 1)),
+                                        c.perfect_value, t.depth, out)
 
 
 @needs_compiled

@@ -21,15 +21,24 @@ float64 copy of it does) or as float64 (the page-type vector).
 The block features' rows (float32, almost never a missing value) take
 ``leaf_values_f32``: each tree laid out complete to the walk's depth
 (``trees._CArrays.perfect``), node ``k``'s children at ``2k + 1`` and
-``2k + 2``, so a step down is computed, not loaded: one load of the node
-(feature and threshold, 8 bytes), one of the row's value, and ``2k + 1 +
-went-right``. A leaf above the bottom stands in for the subtree under it
+``2k + 2``, so a step down is computed, not loaded: one load of the node's
+feature, one of the row's value, one of the threshold, and ``2k + 1 +
+went-right``. A tree's features and thresholds are two arrays (a tree's
+127 nodes are a kilobyte, in the first-level cache however laid out), so
+both are read at the node's index scaled by the load itself: no address
+is worked out per step. A leaf above the bottom stands in for the subtree under it
 with splits that always go left (threshold +inf) down to copies of its
 value. The comparison is float32 against float32: the threshold is stored
 as the largest float32 not above it, which a float32 value exceeds exactly
 when it exceeds the float64 threshold (the next float32 up is above the
-threshold, so "above the stored one" is "at least the next one"). A page
-whose rows hold a NaN is left to ``leaf_values``.
+threshold, so "above the stored one" is "at least the next one"). Both
+sides are compared as integer keys (``_key``: the float32's bits made
+unsigned-ordered, -0 taken as +0), which order as the floats do: an
+unsigned "below" leaves its answer in the carry flag, so a step down is
+``2k + 1`` plus the carry (``adc``), with no ``seta``/``movzx`` pair and one
+register fewer, where the lanes' nodes are kept (six instructions a lane and
+level, from eight). A page whose rows hold a
+NaN is left to ``leaf_values``.
 
 Float64 rows (the page-type vector, one row through a thousand shallow trees)
 take ``leaf_values_f64``: the same complete layout with each node's feature
@@ -42,17 +51,13 @@ one load, its first levels share a line and its children are computed.
 """
 
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
 
 DEF LANES = 16
 
 ctypedef fused real:
     float
     double
-
-
-cdef struct Node:
-    int feature
-    float threshold
 
 
 cdef struct Node64:
@@ -116,6 +121,17 @@ cdef bint _any_nan(const real* values, Py_ssize_t count) noexcept nogil:
     return seen
 
 
+cdef inline unsigned int _key(float x) noexcept nogil:
+    """The float32 ``x`` (not a NaN) as an unsigned integer that orders as the floats do:
+    the sign bit flipped for positives, every bit for negatives; -0 is first made +0
+    (``x + 0``), as the floats hold them equal. ``trees._float32_keys`` is the same map
+    for the thresholds."""
+    cdef unsigned int bits
+    x = x + <float>0.0
+    memcpy(&bits, &x, sizeof(bits))
+    return bits ^ ((0u - (bits >> 31)) | 0x80000000u)
+
+
 #: Rows walked abreast by ``leaf_values_f32``; ``trees._CArrays.perfect`` stores each
 #: node's feature times this (where the feature's values of a group of rows start).
 ROW_LANES = LANES
@@ -124,33 +140,35 @@ ROW_LANES = LANES
 def leaf_values_f32(const float[:, ::1] X, const int[:, :, ::1] nodes,
                     const double[:, ::1] values, int depth, double[:, ::1] out):
     """``leaf_values`` for float32 rows without a missing value, over trees laid out
-    complete as ``trees._CArrays.perfect`` lays them out (trees x ``2**depth - 1``
-    nodes of 2 int32: the feature times ``ROW_LANES``, the float32 threshold's bits;
+    complete as ``trees._CArrays.perfect`` lays them out (trees x 2 x ``2**depth - 1``
+    int32: the nodes' features times ``ROW_LANES``, then their float32 thresholds' ``_key``s;
     ``values``: trees x ``2**depth`` leaf values, left to right). False, with ``out``
     untouched, when a row holds a NaN.
 
-    A group's rows are first copied feature by feature (``group``: feature ``f`` of
-    lane ``k`` at ``f * LANES + k``; a short last group repeats its last row), so a
+    A group's rows are first copied feature by feature as ``_key``s (``group``: feature
+    ``f`` of lane ``k`` at ``f * LANES + k``; a short last group repeats its last row), so a
     lane's value is one load at a constant offset from the node's feature, not a
     load of the lane's row pointer and then of the value, and every group takes the
     unrolled walk of sixteen lanes."""
     cdef Py_ssize_t n = X.shape[0], width_x = X.shape[1], t_count = nodes.shape[0]
-    cdef Py_ssize_t inner = nodes.shape[1], i, t, start, k, f, width
+    cdef Py_ssize_t inner = nodes.shape[2], i, t, start, k, f, width, a
     cdef int level
     cdef Py_ssize_t at[LANES]
+    cdef unsigned int first[LANES]
+    cdef unsigned int went, left, right
     cdef const float* row
-    cdef const Node* tree
-    cdef const Node* node
+    cdef const int* feature
+    cdef const unsigned int* threshold
     cdef const double* leaf
     cdef double* dest
     cdef Py_ssize_t out_row = out.strides[0] // sizeof(double)
     cdef const float* base = &X[0, 0] if n and width_x else NULL
-    cdef float* group
+    cdef unsigned int* group
     cdef bint nan = False
-    _check_complete(t_count, depth, inner, values.shape[0], values.shape[1], nodes.shape[2])
+    _check_complete(t_count, depth, inner, values.shape[0], values.shape[1], nodes.shape[1])
     if n == 0 or width_x == 0:
         return True
-    group = <float*>malloc(width_x * LANES * sizeof(float))
+    group = <unsigned int*>malloc(width_x * LANES * sizeof(unsigned int))
     if group == NULL:
         raise MemoryError()
     with nogil:
@@ -163,16 +181,29 @@ def leaf_values_f32(const float[:, ::1] X, const int[:, :, ::1] nodes,
                 for k in range(LANES):
                     row = base + (start + min(k, width - 1)) * width_x
                     for f in range(width_x):
-                        group[f * LANES + k] = row[f]
+                        group[f * LANES + k] = _key(row[f])
                 for t in range(t_count):
-                    tree = <const Node*>&nodes[t, 0, 0]
-                    # Every row starts at the root: its split read once for the group.
-                    for k in range(LANES):
-                        at[k] = 1 + (group[tree.feature + k] > tree.threshold)
-                    for level in range(1, depth):
+                    feature = &nodes[t, 0, 0]
+                    threshold = <const unsigned int*>&nodes[t, 1, 0]
+                    if depth == 1:
+                        for k in range(LANES):
+                            at[k] = 1 + (threshold[0] < group[feature[0] + k])
+                    else:
+                        # The first two levels read three nodes, the same for every lane:
+                        # the lanes take both splits of the second level and the root's
+                        # answer picks one, arithmetic over a group's contiguous values
+                        # that the compiler makes vector compares, four lanes a time.
+                        for k in range(LANES):
+                            went = threshold[0] < group[feature[0] + k]
+                            left = threshold[1] < group[feature[1] + k]
+                            right = threshold[2] < group[feature[2] + k]
+                            first[k] = 3 + 2 * went + ((went & right) | ((went ^ 1) & left))
+                        for k in range(LANES):
+                            at[k] = first[k]
+                    for level in range(2, depth):
                         for k in range(LANES):  # a constant bound: the lanes unrolled
-                            node = tree + at[k]
-                            at[k] = 2 * at[k] + 1 + (group[node.feature + k] > node.threshold)
+                            a = at[k]
+                            at[k] = 2 * a + 1 + (threshold[a] < group[feature[a] + k])
                     leaf = &values[t, 0] - inner
                     dest = &out[start, t]
                     for k in range(width):

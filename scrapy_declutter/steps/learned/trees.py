@@ -137,8 +137,10 @@ class TreeEnsemble:
 
     @cached_property
     def _perfect64(self) -> np.ndarray:
-        """The trees laid out as ``_CArrays.perfect`` for float64 rows (``_trees.leaf_values_f64``):
-        (trees x ``2**depth - 1`` x 2) int64, the feature (0 under a leaf) and the bits of the
+        """The trees laid out complete, as ``_CArrays.perfect``, for float64 rows
+        (``_trees.leaf_values_f64``), each node's words side by side (one load of 16 bytes:
+        that walk waits on memory, not on instructions): (trees x ``2**depth - 1`` x 2)
+        int64, the feature (0 under a leaf) and the bits of the
         float64 threshold (+inf under a leaf: always left). Made on the first float64 rows:
         only the page-type ensemble gets them."""
         inner, _ = _complete_slots(self)
@@ -193,12 +195,12 @@ class _CArrays(NamedTuple):
     #: The lowest and highest feature a split (not a leaf) reads.
     min_feature: int
     max_feature: int
-    #: The trees laid out complete to the walk's depth for float32 rows (``_trees.Node``):
-    #: (trees x ``2**depth - 1`` x 2) int32, the feature (0 under a leaf) times
-    #: ``_trees.ROW_LANES`` (where its values start in a group of rows) and the bits of
-    #: the largest float32 not above the threshold (+inf under a leaf: always left), node
-    #: ``k``'s children at ``2k + 1`` and ``2k + 2``; None for trees deeper than
-    #: ``MAX_PERFECT_DEPTH``.
+    #: The trees laid out complete to the walk's depth for float32 rows
+    #: (``_trees.leaf_values_f32``): (trees x 2 x ``2**depth - 1``) int32, a tree's nodes'
+    #: features (0 under a leaf) times ``_trees.ROW_LANES`` (where its values start in a
+    #: group of rows), then the integer keys (``_float32_keys``) of the largest float32s
+    #: not above their thresholds (+inf under a leaf: always left), node ``k``'s children
+    #: at ``2k + 1`` and ``2k + 2``; None for trees deeper than ``MAX_PERFECT_DEPTH``.
     perfect: np.ndarray | None
     #: (trees x ``2**depth``) the value reached at each bottom slot of ``perfect``.
     perfect_value: np.ndarray | None
@@ -222,9 +224,9 @@ class _CArrays(NamedTuple):
         depth = max(t.depth, 1)
         if depth <= MAX_PERFECT_DEPTH:
             inner, at = _complete_slots(t)
-            perfect = np.empty((*inner.shape, 2), dtype=np.int32)
-            perfect[..., 0] = np.where(is_split, t.feature, 0)[inner] * _ROW_LANES
-            perfect[..., 1] = np.where(is_split, below, np.float32(np.inf)).view(np.int32)[inner]
+            perfect = np.empty((len(inner), 2, inner.shape[1]), dtype=np.int32)
+            perfect[:, 0] = np.where(is_split, t.feature, 0)[inner] * _ROW_LANES
+            perfect[:, 1] = _float32_keys(np.where(is_split, below, np.float32(np.inf)))[inner]
             perfect_value = np.ascontiguousarray(np.asarray(t.value, dtype=np.float64)[at])
         return cls(
             index(t.feature), np.ascontiguousarray(threshold), children,
@@ -239,6 +241,15 @@ def _is_split(t: TreeEnsemble) -> np.ndarray:
     """Which nodes split (a leaf's children are itself)."""
     nodes = np.arange(len(t.feature))
     return (t.left != nodes) | (t.right != nodes)
+
+
+def _float32_keys(values: np.ndarray) -> np.ndarray:
+    """Float32 values (no NaN) as the unsigned integer keys ``_trees._key`` compares (held
+    in int32): ordered as the floats are, -0 the same key as +0. The compiled walk turns
+    the rows into keys as it copies them, and the thresholds are keys once per model."""
+    bits = (np.asarray(values, dtype=np.float32) + np.float32(0)).view(np.uint32)
+    flip = np.where(bits >> 31, np.uint32(0xFFFFFFFF), np.uint32(0x80000000))
+    return (bits ^ flip).view(np.int32)
 
 
 def _complete_slots(t: TreeEnsemble) -> tuple[np.ndarray, np.ndarray]:
