@@ -323,53 +323,5 @@ def broad(root: Path, start_urls: list[str], modes: list[str], rounds: int, *,
     return results
 
 
-def _blocks(run: dict[str, Any], every: int) -> tuple[float, float] | None:
-    """CPU ms/page of the first and the last full block of ``every`` pages."""
-    marks = [s for s in run["samples"][:-1] if s["pages"] % every == 0]
-    if len(marks) < 3:
-        return None
-    first = 1000 * (marks[1]["cpu"] - marks[0]["cpu"]) / every
-    return first, 1000 * (marks[-1]["cpu"] - marks[-2]["cpu"]) / every
-
-
-def broad_report(results: dict[str, list[dict[str, Any]]], sample_every: int = 1000) -> str:
-    """The tables: speed per mode (medians over rounds), then memory over the crawl."""
-    rate = {m: statistics.median(r["pages"] / r["wall"] for r in runs)
-            for m, runs in results.items()}
-    lines = [f"{'mode':20} {'pages':>6} {'pages/s':>8} {'x off':>6} {'CPU ms/page':>11} "
-             f"{'in crawl':>8} "
-             f"{'max RSS MB':>10} {'+worker MB':>10} {'GC ms/page':>10} {'full GCs':>8}"]
-    for mode, runs in results.items():
-        cpu = statistics.median(1000 * r["cpu"] / max(r["pages"], 1) for r in runs)
-        main = statistics.median(1000 * r.get("main_cpu", r["cpu"]) / max(r["pages"], 1)
-                                 for r in runs)
-        gc_ms = statistics.median(1000 * r.get("gc_cpu", 0.0) / max(r["pages"], 1) for r in runs)
-        ratio = f"{rate[mode] / rate['off']:.2f}" if "off" in rate else "-"
-        lines.append(f"{mode:20} {runs[0]['pages']:>6} {rate[mode]:>8.1f} {ratio:>6} {cpu:>11.1f} "
-                     f"{main:>8.1f} "
-                     f"{max(r['max_rss_mb'] for r in runs):>10.0f} "
-                     f"{max(r.get('children_max_rss_mb', 0.0) for r in runs):>10.0f} {gc_ms:>10.1f} "
-                     f"{runs[-1].get('gc_full', 0):>8}")
-    lines.append(f"memory of the crawl process (+ its worker processes), last round, sampled every "
-                 f"{sample_every} pages:")
-    for mode, runs in results.items():
-        samples = runs[-1]["samples"]
-        shown = samples[::max(1, len(samples) // 10)]
-        shown += samples[-1:] if shown[-1] is not samples[-1] else []
-        rss = ", ".join(f"{s['pages']}:{s['rss_mb']:.0f}"
-                        + (f"+{s['children_rss_mb']:.0f}" if s.get("children_rss_mb") else "")
-                        for s in shown)
-        blocks = _blocks(runs[-1], sample_every)
-        cost = (f"; CPU ms/page first {sample_every} pages {blocks[0]:.1f}, last {blocks[1]:.1f}"
-                if blocks else "")
-        lines.append(f"  {mode}: RSS MB at pages {rss}{cost}")
-        closing = runs[-1].get("before_close")
-        if closing:
-            lines.append(f"  {mode}: when the spider closed: RSS {closing['rss_mb']:.0f} MB, peak so "
-                         f"far {closing['max_rss_mb']:.0f} MB; peak after its close "
-                         f"{runs[-1]['max_rss_mb']:.0f} MB")
-    return "\n".join(lines)
-
-
 if __name__ == "__main__":
     main()

@@ -52,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
 
     from ...errors import DeclutterError
     from ..bench import testsites
-    from ..bench.crawl import BROAD_MODES, broad, broad_report
+    from ..bench.broadreport import broad_report
+    from ..bench.crawl import BROAD_MODES, broad
 
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     unknown = [m for m in modes if m not in BROAD_MODES]

@@ -1,0 +1,85 @@
+"""The ``bench-crawl`` tables (``crawl.broad``'s figures): speed and CPU per mode, what site
+learning adds, and the crawl's memory over time."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+
+def _blocks(run: dict[str, Any], every: int) -> tuple[float, float] | None:
+    """CPU ms/page of the first and the last full block of ``every`` pages."""
+    marks = [s for s in run["samples"][:-1] if s["pages"] % every == 0]
+    if len(marks) < 3:
+        return None
+    first = 1000 * (marks[1]["cpu"] - marks[0]["cpu"]) / every
+    return first, 1000 * (marks[-1]["cpu"] - marks[-2]["cpu"]) / every
+
+
+def _ms_per_page(runs: list[dict[str, Any]], worker: bool = False) -> float:
+    """Median CPU ms a page over the rounds: all of it, or the worker processes' part."""
+    return statistics.median(
+        1000 * (r["cpu"] - (r.get("main_cpu", r["cpu"]) if worker else 0.0)) / max(r["pages"], 1)
+        for r in runs)
+
+
+def _site_learning(results: dict[str, list[dict[str, Any]]]) -> str | None:
+    """What site learning adds to a page's CPU (``on`` against ``on-nolearning``), in all and
+    in the worker processes alone. With workers, learning runs in them and the crawl
+    process does the same work in both modes, yet its CPU moves between them by as much
+    as learning costs (1.4-1.7 ms a page, either way, in the sixteenth session's runs):
+    the workers' part, over the whole CPU without learning, is the steadier measure."""
+    if "on" not in results or "on-nolearning" not in results:
+        return None
+    on, off = results["on"], results["on-nolearning"]
+    base = _ms_per_page(off)
+    line = (f"site learning: {100 * (_ms_per_page(on) / base - 1):+.1f}% CPU a page "
+            "(on against on-nolearning)")
+    worker_on, worker_off = _ms_per_page(on, worker=True), _ms_per_page(off, worker=True)
+    if worker_on > 0 and worker_off > 0:
+        added = worker_on - worker_off
+        line += (f"; in the worker processes alone {added:+.1f} ms a page, "
+                 f"{100 * added / base:+.1f}% of on-nolearning's CPU")
+    return line
+
+
+def broad_report(results: dict[str, list[dict[str, Any]]], sample_every: int = 1000) -> str:
+    """The tables: speed per mode (medians over rounds), then memory over the crawl."""
+    rate = {m: statistics.median(r["pages"] / r["wall"] for r in runs)
+            for m, runs in results.items()}
+    lines = [f"{'mode':20} {'pages':>6} {'pages/s':>8} {'x off':>6} {'CPU ms/page':>11} "
+             f"{'in crawl':>8} "
+             f"{'max RSS MB':>10} {'+worker MB':>10} {'GC ms/page':>10} {'full GCs':>8}"]
+    for mode, runs in results.items():
+        cpu = statistics.median(1000 * r["cpu"] / max(r["pages"], 1) for r in runs)
+        main = statistics.median(1000 * r.get("main_cpu", r["cpu"]) / max(r["pages"], 1)
+                                 for r in runs)
+        gc_ms = statistics.median(1000 * r.get("gc_cpu", 0.0) / max(r["pages"], 1) for r in runs)
+        ratio = f"{rate[mode] / rate['off']:.2f}" if "off" in rate else "-"
+        lines.append(f"{mode:20} {runs[0]['pages']:>6} {rate[mode]:>8.1f} {ratio:>6} {cpu:>11.1f} "
+                     f"{main:>8.1f} "
+                     f"{max(r['max_rss_mb'] for r in runs):>10.0f} "
+                     f"{max(r.get('children_max_rss_mb', 0.0) for r in runs):>10.0f} {gc_ms:>10.1f} "
+                     f"{runs[-1].get('gc_full', 0):>8}")
+    learning = _site_learning(results)
+    if learning:
+        lines.append(learning)
+    lines.append(f"memory of the crawl process (+ its worker processes), last round, sampled every "
+                 f"{sample_every} pages:")
+    for mode, runs in results.items():
+        samples = runs[-1]["samples"]
+        shown = samples[::max(1, len(samples) // 10)]
+        shown += samples[-1:] if shown[-1] is not samples[-1] else []
+        rss = ", ".join(f"{s['pages']}:{s['rss_mb']:.0f}"
+                        + (f"+{s['children_rss_mb']:.0f}" if s.get("children_rss_mb") else "")
+                        for s in shown)
+        blocks = _blocks(runs[-1], sample_every)
+        cost = (f"; CPU ms/page first {sample_every} pages {blocks[0]:.1f}, last {blocks[1]:.1f}"
+                if blocks else "")
+        lines.append(f"  {mode}: RSS MB at pages {rss}{cost}")
+        closing = runs[-1].get("before_close")
+        if closing:
+            lines.append(f"  {mode}: when the spider closed: RSS {closing['rss_mb']:.0f} MB, peak so "
+                         f"far {closing['max_rss_mb']:.0f} MB; peak after its close "
+                         f"{runs[-1]['max_rss_mb']:.0f} MB")
+    return "\n".join(lines)
