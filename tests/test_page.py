@@ -111,10 +111,11 @@ def parses(monkeypatch) -> list[str]:
     return calls
 
 
-#: Texts whose surrounding whitespace, NULs, scripts or emptiness parsel treats on its own.
+#: Texts whose surrounding whitespace, NULs, scripts, emptiness or repeated ids parsel treats on its own.
 PARSEL_CASES = (
     "", "   \n", "\x00", " \x00 <p>a\x00b</p>\n", "<p>é€\U0001F600\x00x</p>", "plain text",
     "<!-- only a comment -->", "\ufeff<p>x</p>", "\u2003<div>\u00a0<p>y</p></div>\u2003",
+    '<p id="a">x</p><p id="a" name="a">y</p><a id="">z</a>',
 )
 
 
