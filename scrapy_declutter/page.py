@@ -37,6 +37,11 @@ from .salvage import body_from_head, closed_title, flatten, whole_document
 from .sniff import decode_html
 from .treefacts import TreeFacts, tree_facts
 
+try:
+    from ._utf8 import utf8 as _compiled_utf8
+except ImportError:  # built without a compiler: ``str.encode``
+    _compiled_utf8 = None
+
 if TYPE_CHECKING:
     from scrapy.http import TextResponse
 
@@ -73,7 +78,9 @@ def parse_html(text: str) -> etree._Element:
     (``memchr``). A NUL is one byte of its own value in UTF-8 and no other
     character has a zero byte, so dropping NULs before or after encoding gives
     the same bytes. Likewise the surrounding whitespace is cut from the bytes
-    (``_strip_encoded``), not from the text. Text that cannot be encoded (lone
+    (``_strip_encoded``), not from the text. The text is encoded by ``_utf8`` where
+    the package was built with a compiler (``str.encode``'s bytes, the ASCII runs of
+    wide text copied sixteen characters at a time). Text that cannot be encoded (lone
     surrogates) goes to parsel, which fails on it as before.
 
     One parser option differs from parsel's: ``collect_ids=False``. With it libxml2
@@ -83,7 +90,7 @@ def parse_html(text: str) -> etree._Element:
     """
     text = text or "<html/>"
     try:
-        body = _strip_encoded(text, text.encode("utf-8"))
+        body = _strip_encoded(text, encode_utf8(text))
     except UnicodeEncodeError:
         return create_root_node(text, etree.HTMLParser)
     if b"\0" in body:
@@ -93,6 +100,16 @@ def parse_html(text: str) -> etree._Element:
     if root is None:  # parsel's answer to a document without an element
         root = etree.fromstring(b"<html/>", parser=parser)
     return root
+
+
+def encode_utf8(text: str) -> bytes:
+    """``text.encode("utf-8")``: the compiled ``_utf8`` where it is built (None from it
+    means a surrogate, and ``str.encode`` raises its error)."""
+    if _compiled_utf8 is not None:
+        body = _compiled_utf8(text)
+        if body is not None:
+            return body
+    return text.encode("utf-8")
 
 
 #: Whitespace characters at one end of a text counted one by one; beyond, ``str.strip`` counts.

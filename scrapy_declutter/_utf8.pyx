@@ -1,0 +1,175 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""A page's text as UTF-8 bytes, for the parser (``page.parse_html``): ``str.encode("utf-8")``
+with the ASCII runs of wide text copied sixteen characters at a time.
+
+A page with one character beyond Latin-1 (a curly quote, a dash) is held by
+Python two bytes a character, and CPython's encoder then takes every
+character on its own, ASCII or not: a twentieth of ``extract()``, more than
+a page's stop words. Markup is ASCII, so here a run of sixteen characters is
+tested at once (the OR of their code points under 0x80, which the compiler
+makes vector instructions) and copied as bytes; a run that holds another
+character is encoded character by character as CPython does. Latin-1 text
+goes to CPython's encoder, which already copies ASCII a word at a time.
+
+The bytes are ``str.encode("utf-8")``'s (a test holds the two equal on every
+bundled page and on runs cut at every offset); a text with a surrogate,
+which UTF-8 cannot hold, gives None, and the caller takes ``str.encode``,
+which raises its error as before.
+"""
+
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_DECREF, Py_INCREF
+from libc.stdint cimport uint8_t, uint16_t, uint32_t
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object text)
+    const void* PyUnicode_DATA(object text)
+    int _PyBytes_Resize(PyObject** data, Py_ssize_t size) except -1
+
+# Sixteen code points tested and copied as bytes if all are ASCII: SSE2 (every x86-64)
+# packs them with saturation, which leaves code points under 0x80 as they are; elsewhere
+# a plain loop, the same bytes.
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #if defined(__SSE2__) || defined(_M_X64)
+    #include <emmintrin.h>
+    static inline int ascii_run16(const uint16_t* src, uint8_t* out) {
+        __m128i a = _mm_loadu_si128((const __m128i*)src);
+        __m128i b = _mm_loadu_si128((const __m128i*)(src + 8));
+        if (_mm_movemask_epi8(_mm_cmpeq_epi16(
+                _mm_and_si128(_mm_or_si128(a, b), _mm_set1_epi16((short)0xFF80)),
+                _mm_setzero_si128())) != 0xFFFF)
+            return 0;
+        _mm_storeu_si128((__m128i*)out, _mm_packus_epi16(a, b));
+        return 1;
+    }
+    static inline int ascii_run32(const uint32_t* src, uint8_t* out) {
+        __m128i a = _mm_loadu_si128((const __m128i*)src);
+        __m128i b = _mm_loadu_si128((const __m128i*)(src + 4));
+        __m128i c = _mm_loadu_si128((const __m128i*)(src + 8));
+        __m128i d = _mm_loadu_si128((const __m128i*)(src + 12));
+        __m128i any = _mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d));
+        if (_mm_movemask_epi8(_mm_cmpeq_epi32(
+                _mm_and_si128(any, _mm_set1_epi32((int)0xFFFFFF80)), _mm_setzero_si128())) != 0xFFFF)
+            return 0;
+        _mm_storeu_si128((__m128i*)out, _mm_packus_epi16(_mm_packs_epi32(a, b), _mm_packs_epi32(c, d)));
+        return 1;
+    }
+    #else
+    static inline int ascii_run16(const uint16_t* src, uint8_t* out) {
+        uint16_t seen = 0;
+        for (int k = 0; k < 16; k++) seen |= src[k];
+        if (seen >= 0x80) return 0;
+        for (int k = 0; k < 16; k++) out[k] = (uint8_t)src[k];
+        return 1;
+    }
+    static inline int ascii_run32(const uint32_t* src, uint8_t* out) {
+        uint32_t seen = 0;
+        for (int k = 0; k < 16; k++) seen |= src[k];
+        if (seen >= 0x80) return 0;
+        for (int k = 0; k < 16; k++) out[k] = (uint8_t)src[k];
+        return 1;
+    }
+    #endif
+    """
+    bint ascii_run16(const uint16_t* src, uint8_t* out) nogil
+    bint ascii_run32(const uint32_t* src, uint8_t* out) nogil
+
+DEF RUN = 16
+
+
+cdef inline Py_ssize_t _put(uint32_t c, uint8_t* out) noexcept nogil:
+    """Write one code point's UTF-8 bytes at ``out``; how many, or -1 for a surrogate."""
+    if c < 0x80:
+        out[0] = <uint8_t>c
+        return 1
+    if c < 0x800:
+        out[0] = <uint8_t>(0xC0 | (c >> 6))
+        out[1] = <uint8_t>(0x80 | (c & 0x3F))
+        return 2
+    if c < 0x10000:
+        if 0xD800 <= c < 0xE000:
+            return -1
+        out[0] = <uint8_t>(0xE0 | (c >> 12))
+        out[1] = <uint8_t>(0x80 | ((c >> 6) & 0x3F))
+        out[2] = <uint8_t>(0x80 | (c & 0x3F))
+        return 3
+    out[0] = <uint8_t>(0xF0 | (c >> 18))
+    out[1] = <uint8_t>(0x80 | ((c >> 12) & 0x3F))
+    out[2] = <uint8_t>(0x80 | ((c >> 6) & 0x3F))
+    out[3] = <uint8_t>(0x80 | (c & 0x3F))
+    return 4
+
+
+cdef Py_ssize_t _encode16(const uint16_t* src, Py_ssize_t n, uint8_t* out) noexcept nogil:
+    """UTF-8 of ``n`` UCS-2 code points into ``out`` (room for three bytes each); the
+    bytes written, or -1 at a surrogate."""
+    cdef Py_ssize_t i = 0, k, m, w = 0
+    while i < n:
+        if i + RUN <= n:
+            if ascii_run16(src + i, out + w):
+                i += RUN
+                w += RUN
+                continue
+            m = i + RUN
+        else:
+            m = n
+        while i < m:
+            k = _put(src[i], out + w)
+            if k < 0:
+                return -1
+            w += k
+            i += 1
+    return w
+
+
+cdef Py_ssize_t _encode32(const uint32_t* src, Py_ssize_t n, uint8_t* out) noexcept nogil:
+    """``_encode16`` for UCS-4 code points (room for four bytes each)."""
+    cdef Py_ssize_t i = 0, k, m, w = 0
+    while i < n:
+        if i + RUN <= n:
+            if ascii_run32(src + i, out + w):
+                i += RUN
+                w += RUN
+                continue
+            m = i + RUN
+        else:
+            m = n
+        while i < m:
+            k = _put(src[i], out + w)
+            if k < 0:
+                return -1
+            w += k
+            i += 1
+    return w
+
+
+def utf8(str text):
+    """``text.encode("utf-8")``, or None when the text holds a surrogate."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef Py_ssize_t n = len(text), size
+    cdef const void* data = PyUnicode_DATA(text)
+    cdef uint8_t* out
+    cdef PyObject* body
+    if kind == 1:
+        return text.encode("utf-8")
+    # Room for the longest encoding, cut to the bytes written (as CPython's encoder does).
+    encoded = PyBytes_FromStringAndSize(NULL, (3 if kind == 2 else 4) * n)
+    out = <uint8_t*>PyBytes_AS_STRING(encoded)
+    with nogil:
+        if kind == 2:
+            size = _encode16(<const uint16_t*>data, n, out)
+        else:
+            size = _encode32(<const uint32_t*>data, n, out)
+    if size < 0:
+        return None
+    # Resized in place, which needs the one reference to it: ``body`` holds it meanwhile.
+    body = <PyObject*>encoded
+    Py_INCREF(encoded)
+    encoded = None
+    _PyBytes_Resize(&body, size)
+    encoded = <object>body
+    Py_DECREF(encoded)
+    return encoded

@@ -1,0 +1,61 @@
+"""The compiled encoder (``_utf8``) gives ``str.encode("utf-8")``'s bytes, and None where
+that raises (a surrogate); ``page.encode_utf8`` then raises ``str.encode``'s error."""
+
+from __future__ import annotations
+
+import gzip
+import random
+
+import pytest
+from conftest import SHARED_WCXB, WCXB_SAMPLES, needs_shared, require_compiled
+
+from scrapy_declutter import page
+from scrapy_declutter.page import decode_html, encode_utf8
+
+COMPILED = page._compiled_utf8
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled_encoder():
+    require_compiled(COMPILED, "UTF-8 encoding")
+
+
+def _agree(texts) -> int:
+    count = 0
+    for text in texts:
+        assert COMPILED(text) == text.encode("utf-8"), repr(text[:200])
+        count += 1
+    return count
+
+
+#: One character of each UTF-8 length and Python storage width, and markup.
+_CHARS = ("a", "<", "\x00", "\x7f", "\x80", "é", "\u07ff", "\u0800", "’", "\u4e00", "\uffff",
+          "\U00010000", "\U0001f600", "\U0010ffff")
+
+
+def test_every_width_and_length_of_character_at_every_offset_of_a_run():
+    # One wide character in ASCII, at each place of a sixteen-character run and of the tail.
+    texts = [f"{'x' * at}{c}{'y' * tail}" for c in _CHARS for at in range(40) for tail in (0, 1, 15, 16, 33)]
+    rng = random.Random(17)
+    texts += ["".join(rng.choice(_CHARS[:rng.randint(1, len(_CHARS))]) if rng.random() < 0.2 else "x"
+                      for _ in range(rng.randint(0, 90))) for _ in range(3000)]
+    assert _agree(texts) == len(texts)
+
+
+@pytest.mark.parametrize("text", ["\ud800", "x" * 20 + "\udfff", "’" * 17 + "\udc80" + "x" * 40,
+                                  "\U0001f600" + "a" * 30 + "\ud83d"])
+def test_a_surrogate_gives_none_and_str_encodes_error(text):
+    assert COMPILED(text) is None
+    with pytest.raises(UnicodeEncodeError):
+        encode_utf8(text)
+
+
+def test_the_bundled_pages_encode_as_str_encode_does():
+    texts = [decode_html(gzip.decompress(p.read_bytes())) for p in sorted(WCXB_SAMPLES.glob("*.html.gz"))]
+    assert _agree(texts) == len(texts) > 0
+
+
+@needs_shared
+def test_every_page_of_the_development_set_encodes_as_str_encode_does():
+    paths = sorted((SHARED_WCXB / "html").glob("*.html.gz"))
+    assert _agree(decode_html(gzip.decompress(p.read_bytes())) for p in paths) == len(paths) > 1000
