@@ -6,8 +6,8 @@ A page with one character beyond Latin-1 (a curly quote, a dash) is held by
 Python two bytes a character, and CPython's encoder then takes every
 character on its own, ASCII or not: a twentieth of ``extract()``, more than
 a page's stop words. Markup is ASCII, so here a run of sixteen characters is
-tested at once (the OR of their code points under 0x80, which the compiler
-makes vector instructions) and copied as bytes; a run that holds another
+tested at once (SSE2: their code points OR-ed, masked and compared, then
+packed into bytes; a plain loop where there is no SSE2) and copied as bytes; a run that holds another
 character is encoded character by character as CPython does. Latin-1 text
 goes to CPython's encoder, which already copies ASCII a word at a time.
 
@@ -103,34 +103,23 @@ cdef inline Py_ssize_t _put(uint32_t c, uint8_t* out) noexcept nogil:
     return 4
 
 
-cdef Py_ssize_t _encode16(const uint16_t* src, Py_ssize_t n, uint8_t* out) noexcept nogil:
-    """UTF-8 of ``n`` UCS-2 code points into ``out`` (room for three bytes each); the
-    bytes written, or -1 at a surrogate."""
-    cdef Py_ssize_t i = 0, k, m, w = 0
-    while i < n:
-        if i + RUN <= n:
-            if ascii_run16(src + i, out + w):
-                i += RUN
-                w += RUN
-                continue
-            m = i + RUN
-        else:
-            m = n
-        while i < m:
-            k = _put(src[i], out + w)
-            if k < 0:
-                return -1
-            w += k
-            i += 1
-    return w
+ctypedef fused unit:
+    uint16_t
+    uint32_t
 
 
-cdef Py_ssize_t _encode32(const uint32_t* src, Py_ssize_t n, uint8_t* out) noexcept nogil:
-    """``_encode16`` for UCS-4 code points (room for four bytes each)."""
+cdef Py_ssize_t _encode(const unit* src, Py_ssize_t n, uint8_t* out) noexcept nogil:
+    """UTF-8 of ``n`` UCS-2 or UCS-4 code points into ``out`` (room for three or four bytes
+    each); the bytes written, or -1 at a surrogate."""
     cdef Py_ssize_t i = 0, k, m, w = 0
+    cdef bint ascii
     while i < n:
         if i + RUN <= n:
-            if ascii_run32(src + i, out + w):
+            if unit is uint16_t:
+                ascii = ascii_run16(src + i, out + w)
+            else:
+                ascii = ascii_run32(src + i, out + w)
+            if ascii:
                 i += RUN
                 w += RUN
                 continue
@@ -160,9 +149,9 @@ def utf8(str text):
     out = <uint8_t*>PyBytes_AS_STRING(encoded)
     with nogil:
         if kind == 2:
-            size = _encode16(<const uint16_t*>data, n, out)
+            size = _encode(<const uint16_t*>data, n, out)
         else:
-            size = _encode32(<const uint32_t*>data, n, out)
+            size = _encode(<const uint32_t*>data, n, out)
     if size < 0:
         return None
     # Resized in place, which needs the one reference to it: ``body`` holds it meanwhile.
