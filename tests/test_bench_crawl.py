@@ -93,3 +93,15 @@ def test_report_gives_what_site_learning_adds_in_all_and_in_the_workers():
     text = broad_report({"on": [run(3.0, 3.0)], "on-nolearning": [run(2.5, 2.5)]}, sample_every=10)
     assert "site learning: +20.0% CPU a page (on against on-nolearning)\n" in text
     assert "site learning" not in broad_report({"on": [run(3.0, 3.0)]}, sample_every=10)
+    # Over rounds, each round's own ratio too (its two crawls ran one after the other).
+    text = broad_report({"on": [run(3.0, 3.0), run(2.0, 2.0), run(2.2, 2.2)],
+                         "on-nolearning": [run(2.5, 2.5), run(2.0, 2.0), run(2.0, 2.0)]},
+                        sample_every=10)
+    assert ("site learning: +10.0% CPU a page (on against on-nolearning); round by round "
+            "+20.0, +0.0, +10.0%, median +10.0%\n") in text
+    # With the plugin's own count of its analysis CPU (``declutter/seconds``): its part too.
+    on, off = run(3.0, 1.5), run(2.5, 1.2)
+    on["analysis_cpu"], off["analysis_cpu"] = 1.2, 1.1
+    text = broad_report({"on": [on], "on-nolearning": [off]}, sample_every=10)
+    assert text.split("\n")[3].endswith(
+        "; in the analysis alone +1.0 ms a page, +4.0% of on-nolearning's CPU")

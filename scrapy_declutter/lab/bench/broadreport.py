@@ -23,22 +23,42 @@ def _ms_per_page(runs: list[dict[str, Any]], worker: bool = False) -> float:
         for r in runs)
 
 
+def _analysis_ms(runs: list[dict[str, Any]]) -> float:
+    """Median CPU ms a page of the pages' analysis alone, as the plugin counts it
+    (``declutter/seconds``: thread time around each page's analysis, wherever it ran)."""
+    return statistics.median(1000 * r.get("analysis_cpu", 0.0) / max(r["pages"], 1) for r in runs)
+
+
 def _site_learning(results: dict[str, list[dict[str, Any]]]) -> str | None:
-    """What site learning adds to a page's CPU (``on`` against ``on-nolearning``), in all and
-    in the worker processes alone. With workers, learning runs in them and the crawl
-    process does the same work in both modes, yet its CPU moves between them by as much
-    as learning costs (1.4-1.7 ms a page, either way, in the sixteenth session's runs):
-    the workers' part, over the whole CPU without learning, is the steadier measure."""
+    """What site learning adds to a page's CPU (``on`` against ``on-nolearning``): in all,
+    round by round, in the worker processes alone and in the analysis alone. With workers,
+    learning runs in them and the crawl process does the same work in both modes, yet its
+    CPU moves between them by as much as learning costs (1.4-1.7 ms a page, either way, in
+    the sixteenth session's runs); and the same analysis costs a tenth more or less from
+    one crawl to the next on a shared machine. So the line gives each view, none alone."""
     if "on" not in results or "on-nolearning" not in results:
         return None
     on, off = results["on"], results["on-nolearning"]
     base = _ms_per_page(off)
     line = (f"site learning: {100 * (_ms_per_page(on) / base - 1):+.1f}% CPU a page "
             "(on against on-nolearning)")
+    if min(len(on), len(off)) > 1:
+        # Each round's two crawls ran one after the other, so a slow spell of the machine
+        # (shared, its CPU time per unit of work moving by a tenth from minute to minute)
+        # weighs on both: the median of the rounds' own ratios leaves such a spell out
+        # where the ratio of the modes' medians may pair a slow crawl with a fast one.
+        rounds = [100 * (_ms_per_page([a]) / _ms_per_page([b]) - 1) for a, b in zip(on, off)]
+        line += (f"; round by round {', '.join(f'{r:+.1f}' for r in rounds)}%, "
+                 f"median {statistics.median(rounds):+.1f}%")
     worker_on, worker_off = _ms_per_page(on, worker=True), _ms_per_page(off, worker=True)
     if worker_on > 0 and worker_off > 0:
         added = worker_on - worker_off
         line += (f"; in the worker processes alone {added:+.1f} ms a page, "
+                 f"{100 * added / base:+.1f}% of on-nolearning's CPU")
+    analysis_on, analysis_off = _analysis_ms(on), _analysis_ms(off)
+    if analysis_on > 0 and analysis_off > 0:
+        added = analysis_on - analysis_off
+        line += (f"; in the analysis alone {added:+.1f} ms a page, "
                  f"{100 * added / base:+.1f}% of on-nolearning's CPU")
     return line
 

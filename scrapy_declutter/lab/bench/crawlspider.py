@@ -175,6 +175,8 @@ class BenchSpider(scrapy.Spider):
             # The worker processes' peak (the largest), which they report at close.
             "children_max_rss_mb": self.crawler.stats.get_value("declutter/workers/max_rss_mb", 0),
             "main_cpu": time.process_time() - self.main_cpu,
+            # The plugin's own count: CPU of the pages' analysis (thread time, wherever it ran).
+            "analysis_cpu": self.crawler.stats.get_value("declutter/seconds", 0.0),
             "gc_cpu": self.gc.seconds,
             "gc_full": self.gc.full,
             "samples": self.samples,
