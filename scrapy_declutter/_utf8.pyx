@@ -58,20 +58,16 @@ cdef extern from *:
         return 1;
     }
     #else
-    static inline int ascii_run16(const uint16_t* src, uint8_t* out) {
-        uint16_t seen = 0;
-        for (int k = 0; k < 16; k++) seen |= src[k];
-        if (seen >= 0x80) return 0;
-        for (int k = 0; k < 16; k++) out[k] = (uint8_t)src[k];
-        return 1;
-    }
-    static inline int ascii_run32(const uint32_t* src, uint8_t* out) {
-        uint32_t seen = 0;
-        for (int k = 0; k < 16; k++) seen |= src[k];
-        if (seen >= 0x80) return 0;
-        for (int k = 0; k < 16; k++) out[k] = (uint8_t)src[k];
-        return 1;
-    }
+    #define ASCII_RUN(name, unit) \
+        static inline int name(const unit* src, uint8_t* out) { \
+            unit seen = 0; \
+            for (int k = 0; k < 16; k++) seen |= src[k]; \
+            if (seen >= 0x80) return 0; \
+            for (int k = 0; k < 16; k++) out[k] = (uint8_t)src[k]; \
+            return 1; \
+        }
+    ASCII_RUN(ascii_run16, uint16_t)
+    ASCII_RUN(ascii_run32, uint32_t)
     #endif
     """
     bint ascii_run16(const uint16_t* src, uint8_t* out) nogil
