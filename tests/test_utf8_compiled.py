@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import gzip
 import random
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
 
 import pytest
 from conftest import SHARED_WCXB, WCXB_SAMPLES, needs_shared, require_compiled
@@ -59,3 +63,46 @@ def test_the_bundled_pages_encode_as_str_encode_does():
 def test_every_page_of_the_development_set_encodes_as_str_encode_does():
     paths = sorted((SHARED_WCXB / "html").glob("*.html.gz"))
     assert _agree(decode_html(gzip.decompress(p.read_bytes())) for p in paths) == len(paths) > 1000
+
+
+_HARNESS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+    uint16_t a[16]; uint32_t b[16]; uint8_t out[16] = {0};
+    srand(17);
+    for (int trial = 0; trial < 20000; trial++) {
+        for (int k = 0; k < 16; k++) {
+            int r = rand() % 20;  /* mostly ASCII; now and then a wider unit, at any lane */
+            a[k] = r ? (uint16_t)(rand() % 0x80) : (uint16_t)(0x80 + rand() % 0xFF80);
+            b[k] = r ? (uint32_t)(rand() % 0x80) : (uint32_t)(0x80 + rand() % 0x10FF80);
+        }
+        printf("%d", ascii_run16(a, out));
+        for (int k = 0; k < 16; k++) printf(" %d", out[k]);
+        printf(" %d", ascii_run32(b, out));
+        for (int k = 0; k < 16; k++) printf(" %d", out[k]);
+        printf("\n");
+    }
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_the_plain_c_runs_take_and_copy_what_the_sse2_runs_do(tmp_path):
+    # The plain loop is what a build without SSE2 (aarch64 wheels) runs; x86 never does. So
+    # both branches of the module's C are compiled here on their own, the plain one with
+    # __SSE2__ undefined, and run over the same random runs of sixteen units.
+    source = (Path(page.__file__).parent / "_utf8.pyx").read_text()
+    block = textwrap.dedent(source.split('cdef extern from *:\n    """\n', 1)[1].split('    """', 1)[0])
+    (tmp_path / "runs.c").write_text(block + _HARNESS)
+    outputs = []
+    for flags in ([], ["-U__SSE2__"]):
+        exe = tmp_path / f"runs{len(outputs)}"
+        subprocess.run(["gcc", "-O1", "-std=c99", *flags, "-o", str(exe), str(tmp_path / "runs.c")],
+                       check=True)
+        outputs.append(subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout)
+    lines = outputs[0].splitlines()
+    assert outputs[0] == outputs[1] and len(lines) == 20000
+    taken = sum(line.startswith("1") for line in lines)
+    assert 0 < taken < len(lines)  # both answers were given
