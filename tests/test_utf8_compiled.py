@@ -93,7 +93,8 @@ def test_the_plain_c_runs_take_and_copy_what_the_sse2_runs_do(tmp_path):
     # The plain loop is what a build without SSE2 (aarch64 wheels) runs; x86 never does. So
     # both branches of the module's C are compiled here on their own, the plain one with
     # __SSE2__ undefined, and run over the same random runs of sixteen units.
-    source = (Path(page.__file__).parent / "_utf8.pyx").read_text()
+    # The checkout's source (a wheel installs the module, not its .pyx), beside the tests.
+    source = (Path(__file__).resolve().parents[1] / "scrapy_declutter" / "_utf8.pyx").read_text()
     block = textwrap.dedent(source.split('cdef extern from *:\n    """\n', 1)[1].split('    """', 1)[0])
     (tmp_path / "runs.c").write_text(block + _HARNESS)
     outputs = []
