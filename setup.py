@@ -32,7 +32,8 @@
   ``text.python_char_columns``,
   ``columns.python_block_columns``), which give the same values.
 - ``scrapy_declutter/_chars.pxd`` holds the character classes ``_language`` and
-  ``_text`` share, ``scrapy_declutter/_slots.pxd`` the slot offsets ``_segment``,
+  ``_text`` share and the UTF-8 writer of ``_utf8`` and ``_fingerprint``,
+  ``scrapy_declutter/_slots.pxd`` the slot offsets ``_segment``,
   ``_columns``, ``_text`` and ``_language`` read and write Blocks' fields at (inline functions compiled into each;
   no module of their own).
 
@@ -63,14 +64,15 @@ def extensions() -> list[Extension]:
                   include_dirs=lxml.get_include(), optional=True),
         Extension("scrapy_declutter._treefacts", ["scrapy_declutter/_treefacts.pyx"],
                   include_dirs=lxml.get_include(), optional=True),
-        Extension("scrapy_declutter._utf8", ["scrapy_declutter/_utf8.pyx"], optional=True),
+        Extension("scrapy_declutter._utf8", ["scrapy_declutter/_utf8.pyx"], depends=[chars],
+                  optional=True),
         Extension("scrapy_declutter._language", ["scrapy_declutter/_language.pyx"],
                   depends=[chars, slots], optional=True),
         Extension("scrapy_declutter.sitelearning._counts",
                   ["scrapy_declutter/sitelearning/_counts.pyx"], optional=True),
         Extension("scrapy_declutter.sitelearning._fingerprint",
                   ["scrapy_declutter/sitelearning/_fingerprint.pyx"],
-                  depends=[f"{sitelearning}/_fingerprint.pxd", f"{sitelearning}/_blake2b.pxi"],
+                  depends=[chars, f"{sitelearning}/_fingerprint.pxd", f"{sitelearning}/_blake2b.pxi"],
                   optional=True),
         # _pagekeys calls _fingerprint's functions as C (cimported through _fingerprint.pxd).
         Extension("scrapy_declutter.sitelearning._pagekeys",

@@ -1,12 +1,13 @@
 # cython: language_level=3
 """Character classes the compiled parts share, by the rules Python's ``str`` and ``re`` use,
-and the hash their tables of words key code points by.
+the hash their tables of words key code points by, and a code point's UTF-8 bytes.
 
 A ``.pxd`` of inline functions, compiled into each module that cimports it
-(``_language``, ``steps.learned._text``): no module of its own to build.
+(``_language``, ``steps.learned._text``, ``_utf8``, ``sitelearning._fingerprint``): no
+module of its own to build.
 """
 
-from libc.stdint cimport uint64_t
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISALNUM(Py_UCS4 ch)
@@ -41,3 +42,26 @@ cdef inline uint64_t fnv(int kind, const void* data, Py_ssize_t i, Py_ssize_t j)
         h = (h ^ <uint64_t>PyUnicode_READ(kind, data, i)) * 1099511628211ULL
         i += 1
     return h
+
+
+cdef inline Py_ssize_t put_utf8(uint32_t c, uint8_t* out) noexcept nogil:
+    """Write the code point's UTF-8 bytes at ``out`` (room for four); how many. A surrogate
+    is written as three bytes, as ``"surrogatepass"`` writes it: a caller that must refuse
+    one (``str.encode``'s strict UTF-8, ``_utf8``) tests for it first."""
+    if c < 0x80:
+        out[0] = <uint8_t>c
+        return 1
+    if c < 0x800:
+        out[0] = <uint8_t>(0xC0 | (c >> 6))
+        out[1] = <uint8_t>(0x80 | (c & 0x3F))
+        return 2
+    if c < 0x10000:
+        out[0] = <uint8_t>(0xE0 | (c >> 12))
+        out[1] = <uint8_t>(0x80 | ((c >> 6) & 0x3F))
+        out[2] = <uint8_t>(0x80 | (c & 0x3F))
+        return 3
+    out[0] = <uint8_t>(0xF0 | (c >> 18))
+    out[1] = <uint8_t>(0x80 | ((c >> 12) & 0x3F))
+    out[2] = <uint8_t>(0x80 | ((c >> 6) & 0x3F))
+    out[3] = <uint8_t>(0x80 | (c & 0x3F))
+    return 4

@@ -22,6 +22,8 @@ from cpython.object cimport PyObject
 from cpython.ref cimport Py_DECREF, Py_INCREF
 from libc.stdint cimport uint8_t, uint16_t, uint32_t
 
+from scrapy_declutter._chars cimport put_utf8
+
 cdef extern from "Python.h":
     int PyUnicode_KIND(object text)
     const void* PyUnicode_DATA(object text)
@@ -76,29 +78,6 @@ cdef extern from *:
 DEF RUN = 16
 
 
-cdef inline Py_ssize_t _put(uint32_t c, uint8_t* out) noexcept nogil:
-    """Write one code point's UTF-8 bytes at ``out``; how many, or -1 for a surrogate."""
-    if c < 0x80:
-        out[0] = <uint8_t>c
-        return 1
-    if c < 0x800:
-        out[0] = <uint8_t>(0xC0 | (c >> 6))
-        out[1] = <uint8_t>(0x80 | (c & 0x3F))
-        return 2
-    if c < 0x10000:
-        if 0xD800 <= c < 0xE000:
-            return -1
-        out[0] = <uint8_t>(0xE0 | (c >> 12))
-        out[1] = <uint8_t>(0x80 | ((c >> 6) & 0x3F))
-        out[2] = <uint8_t>(0x80 | (c & 0x3F))
-        return 3
-    out[0] = <uint8_t>(0xF0 | (c >> 18))
-    out[1] = <uint8_t>(0x80 | ((c >> 12) & 0x3F))
-    out[2] = <uint8_t>(0x80 | ((c >> 6) & 0x3F))
-    out[3] = <uint8_t>(0x80 | (c & 0x3F))
-    return 4
-
-
 ctypedef fused unit:
     uint16_t
     uint32_t
@@ -107,7 +86,7 @@ ctypedef fused unit:
 cdef Py_ssize_t _encode(const unit* src, Py_ssize_t n, uint8_t* out) noexcept nogil:
     """UTF-8 of ``n`` UCS-2 or UCS-4 code points into ``out`` (room for three or four bytes
     each); the bytes written, or -1 at a surrogate."""
-    cdef Py_ssize_t i = 0, k, m, w = 0
+    cdef Py_ssize_t i = 0, m, w = 0
     cdef bint ascii
     while i < n:
         if i + RUN <= n:
@@ -123,10 +102,9 @@ cdef Py_ssize_t _encode(const unit* src, Py_ssize_t n, uint8_t* out) noexcept no
         else:
             m = n
         while i < m:
-            k = _put(src[i], out + w)
-            if k < 0:
+            if 0xD800 <= src[i] < 0xE000:  # a surrogate: not UTF-8 (``str.encode`` raises)
                 return -1
-            w += k
+            w += put_utf8(src[i], out + w)
             i += 1
     return w
 

@@ -28,6 +28,8 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from cpython.unicode cimport Py_UNICODE_ISALNUM, Py_UNICODE_ISDECIMAL, Py_UNICODE_ISSPACE
 from libc.stdint cimport uint64_t
 
+from scrapy_declutter._chars cimport put_utf8
+
 include "_blake2b.pxi"
 
 cdef extern from "Python.h":
@@ -262,7 +264,6 @@ cpdef fingerprint(str text):
     cdef unsigned char *utf8 = utf8_stack
     cdef Room room
     cdef Py_ssize_t i, b = 0
-    cdef unsigned int ch  # a code point, as a number
     cdef uint64_t h
     normalised(text, &room, low, out)
     try:
@@ -270,26 +271,8 @@ cpdef fingerprint(str text):
             utf8 = <unsigned char *>PyMem_Malloc(4 * room.n + 1)
             if utf8 == NULL:
                 raise MemoryError()
-        for i in range(room.n):
-            ch = room.out[i]
-            if ch < 0x80:
-                utf8[b] = ch
-                b += 1
-            elif ch < 0x800:
-                utf8[b] = 0xC0 | (ch >> 6)
-                utf8[b + 1] = 0x80 | (ch & 0x3F)
-                b += 2
-            elif ch < 0x10000:  # surrogates too, as "surrogatepass" writes them
-                utf8[b] = 0xE0 | (ch >> 12)
-                utf8[b + 1] = 0x80 | ((ch >> 6) & 0x3F)
-                utf8[b + 2] = 0x80 | (ch & 0x3F)
-                b += 3
-            else:
-                utf8[b] = 0xF0 | (ch >> 18)
-                utf8[b + 1] = 0x80 | ((ch >> 12) & 0x3F)
-                utf8[b + 2] = 0x80 | ((ch >> 6) & 0x3F)
-                utf8[b + 3] = 0x80 | (ch & 0x3F)
-                b += 4
+        for i in range(room.n):  # surrogates too, as "surrogatepass" writes them
+            b += put_utf8(room.out[i], utf8 + b)
         h = blake2b_64(utf8, b)
     finally:
         release(&room, low, out)
