@@ -4,7 +4,7 @@ learning adds, and the crawl's memory over time."""
 from __future__ import annotations
 
 import statistics
-from typing import Any
+from typing import Any, Callable
 
 
 def _blocks(run: dict[str, Any], every: int) -> tuple[float, float] | None:
@@ -16,17 +16,28 @@ def _blocks(run: dict[str, Any], every: int) -> tuple[float, float] | None:
     return first, 1000 * (marks[-1]["cpu"] - marks[-2]["cpu"]) / every
 
 
-def _ms_per_page(runs: list[dict[str, Any]], worker: bool = False) -> float:
-    """Median CPU ms a page over the rounds: all of it, or the worker processes' part."""
-    return statistics.median(
-        1000 * (r["cpu"] - (r.get("main_cpu", r["cpu"]) if worker else 0.0)) / max(r["pages"], 1)
-        for r in runs)
+def _median_ms(runs: list[dict[str, Any]], seconds: Callable[[dict[str, Any]], float]) -> float:
+    """Median over the rounds of ``seconds`` of a crawl, in ms a page."""
+    return statistics.median(1000 * seconds(r) / max(r["pages"], 1) for r in runs)
 
 
-def _analysis_ms(runs: list[dict[str, Any]]) -> float:
-    """Median CPU ms a page of the pages' analysis alone, as the plugin counts it
-    (``declutter/seconds``: thread time around each page's analysis, wherever it ran)."""
-    return statistics.median(1000 * r.get("analysis_cpu", 0.0) / max(r["pages"], 1) for r in runs)
+def _all_cpu(run: dict[str, Any]) -> float:
+    return run["cpu"]
+
+
+def _crawl_cpu(run: dict[str, Any]) -> float:
+    """The crawl process's part (all of it when there are no worker processes)."""
+    return run.get("main_cpu", run["cpu"])
+
+
+def _worker_cpu(run: dict[str, Any]) -> float:
+    return run["cpu"] - _crawl_cpu(run)
+
+
+def _analysis_cpu(run: dict[str, Any]) -> float:
+    """The pages' analysis alone, as the plugin counts it (``declutter/seconds``: thread
+    time around each page's analysis, wherever it ran)."""
+    return run.get("analysis_cpu", 0.0)
 
 
 def _site_learning(results: dict[str, list[dict[str, Any]]]) -> str | None:
@@ -39,27 +50,24 @@ def _site_learning(results: dict[str, list[dict[str, Any]]]) -> str | None:
     if "on" not in results or "on-nolearning" not in results:
         return None
     on, off = results["on"], results["on-nolearning"]
-    base = _ms_per_page(off)
-    line = (f"site learning: {100 * (_ms_per_page(on) / base - 1):+.1f}% CPU a page "
+    base = _median_ms(off, _all_cpu)
+    line = (f"site learning: {100 * (_median_ms(on, _all_cpu) / base - 1):+.1f}% CPU a page "
             "(on against on-nolearning)")
     if min(len(on), len(off)) > 1:
         # Each round's two crawls ran one after the other, so a slow spell of the machine
         # (shared, its CPU time per unit of work moving by a tenth from minute to minute)
         # weighs on both: the median of the rounds' own ratios leaves such a spell out
         # where the ratio of the modes' medians may pair a slow crawl with a fast one.
-        rounds = [100 * (_ms_per_page([a]) / _ms_per_page([b]) - 1) for a, b in zip(on, off)]
+        rounds = [100 * (_median_ms([a], _all_cpu) / _median_ms([b], _all_cpu) - 1)
+                  for a, b in zip(on, off)]
         line += (f"; round by round {', '.join(f'{r:+.1f}' for r in rounds)}%, "
                  f"median {statistics.median(rounds):+.1f}%")
-    worker_on, worker_off = _ms_per_page(on, worker=True), _ms_per_page(off, worker=True)
-    if worker_on > 0 and worker_off > 0:
-        added = worker_on - worker_off
-        line += (f"; in the worker processes alone {added:+.1f} ms a page, "
-                 f"{100 * added / base:+.1f}% of on-nolearning's CPU")
-    analysis_on, analysis_off = _analysis_ms(on), _analysis_ms(off)
-    if analysis_on > 0 and analysis_off > 0:
-        added = analysis_on - analysis_off
-        line += (f"; in the analysis alone {added:+.1f} ms a page, "
-                 f"{100 * added / base:+.1f}% of on-nolearning's CPU")
+    for where, part in (("the worker processes", _worker_cpu), ("the analysis", _analysis_cpu)):
+        part_on, part_off = _median_ms(on, part), _median_ms(off, part)
+        if part_on > 0 and part_off > 0:
+            added = part_on - part_off
+            line += (f"; in {where} alone {added:+.1f} ms a page, "
+                     f"{100 * added / base:+.1f}% of on-nolearning's CPU")
     return line
 
 
@@ -71,10 +79,8 @@ def broad_report(results: dict[str, list[dict[str, Any]]], sample_every: int = 1
              f"{'in crawl':>8} "
              f"{'max RSS MB':>10} {'+worker MB':>10} {'GC ms/page':>10} {'full GCs':>8}"]
     for mode, runs in results.items():
-        cpu = statistics.median(1000 * r["cpu"] / max(r["pages"], 1) for r in runs)
-        main = statistics.median(1000 * r.get("main_cpu", r["cpu"]) / max(r["pages"], 1)
-                                 for r in runs)
-        gc_ms = statistics.median(1000 * r.get("gc_cpu", 0.0) / max(r["pages"], 1) for r in runs)
+        cpu, main = _median_ms(runs, _all_cpu), _median_ms(runs, _crawl_cpu)
+        gc_ms = _median_ms(runs, lambda r: r.get("gc_cpu", 0.0))
         ratio = f"{rate[mode] / rate['off']:.2f}" if "off" in rate else "-"
         lines.append(f"{mode:20} {runs[0]['pages']:>6} {rate[mode]:>8.1f} {ratio:>6} {cpu:>11.1f} "
                      f"{main:>8.1f} "
