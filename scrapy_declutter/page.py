@@ -67,10 +67,10 @@ def _title(facts: TreeFacts) -> str:
     return ""
 
 
-def parse_html(text: str) -> etree._Element:
+def parse_html(text: str, base_url: str | None = None) -> etree._Element:
     """The page's tree, as parsel's ``create_root_node`` builds it for Scrapy: the text
     stripped of surrounding whitespace and of NULs, as UTF-8 bytes, through a recovering
-    ``HTMLParser`` with ``huge_tree``.
+    ``HTMLParser`` with ``huge_tree``; ``base_url`` becomes the document's URL, as there.
 
     The same bytes reach the same parser, found faster: parsel removes the NULs
     from the text (``str.replace``, a loop per character on text beyond Latin-1,
@@ -92,13 +92,13 @@ def parse_html(text: str) -> etree._Element:
     try:
         body = _strip_encoded(text, encode_utf8(text))
     except UnicodeEncodeError:
-        return create_root_node(text, etree.HTMLParser)
+        return create_root_node(text, etree.HTMLParser, base_url=base_url)
     if b"\0" in body:
         body = body.replace(b"\0", b"")
     parser = etree.HTMLParser(recover=True, encoding="utf-8", huge_tree=True, collect_ids=False)
-    root = etree.fromstring(body or b"<html/>", parser=parser)
+    root = etree.fromstring(body or b"<html/>", parser=parser, base_url=base_url)
     if root is None:  # parsel's answer to a document without an element
-        root = etree.fromstring(b"<html/>", parser=parser)
+        root = etree.fromstring(b"<html/>", parser=parser, base_url=base_url)
     return root
 
 
