@@ -1,6 +1,6 @@
 """The compiled page keys (``_pagekeys``) are the reference's (``pagekeys.python_page_keys``):
-the same fingerprints, structural keys, samples (in the same order) and containers, and the
-page's ``Places`` gives the same paths afterwards."""
+the same fingerprints, structural keys, samples (in the same order), containers, sure blocks
+and content characters, and the page's ``Places`` gives the same paths afterwards."""
 
 from __future__ import annotations
 
@@ -51,6 +51,8 @@ def _agree(page: Page, confident: float = LEARNER.confident_margin) -> None:
         assert list(got.samples.items()) == list(ref.samples.items())
         assert got.containers == ref.containers
         assert got.confidences == ref.confidences
+        assert (got.sure_content, got.sure_boilerplate) == (ref.sure_content, ref.sure_boilerplate)
+        assert got.content_chars == ref.content_chars
         for i in range(len(page.blocks)):
             assert got.places.path(i) == ref.places.path(i)
             assert got.places.lineage(i) == ref.places.lineage(i)

@@ -155,9 +155,10 @@ cdef class _Paths:
 
 def page_key_lists(list blocks, list confidences, double confident, bint structural,
                    dict place_memo):
-    """(fingerprints, structural keys or [], samples, containers) of ``python_page_keys``;
-    ``place_memo`` is the page's ``Places._memo``, filled with the paths walked."""
-    cdef Py_ssize_t n = len(blocks), i, k, m, total = 0, weight
+    """(fingerprints, structural keys or [], samples, containers, sure content, sure
+    boilerplate, content characters) of ``python_page_keys``; ``place_memo`` is the page's
+    ``Places._memo``, filled with the paths walked."""
+    cdef Py_ssize_t n = len(blocks), i, k, m, total = 0, weight, content = 0
     cdef Py_ssize_t cached_chars = model.CACHED_CHARS, max_chars = places.STRUCTURE_MAX_CHARS
     cdef double max_links = pagekeys.STRUCTURE_MAX_LINKS
     cdef _Memo cached = _Memo(model._CACHED), folded_memo = _Memo(places._FOLDED)
@@ -167,7 +168,7 @@ def page_key_lists(list blocks, list confidences, double confident, bint structu
     cdef bint direct = uncached is _compiled_fingerprint  # both called as C then
     cdef bint direct_names = named is _fingerprint.names_someone
     cdef list fps = [None] * n, structures = [0] * n if structural else []
-    cdef list weights = [0] * n
+    cdef list weights = [0] * n, sure_content = [], sure_boilerplate = []
     cdef dict samples = {}
     cdef str text, path
     cdef uint64_t folded, key
@@ -197,13 +198,18 @@ def page_key_lists(list blocks, list confidences, double confident, bint structu
                     key = 1
                 structures[i] = key
                 samples[key] = (text, path)
-        if <double>confidences[i] >= confident and field_of(b, at_label, "label") == CONTENT:
+        if field_of(b, at_label, "label") == CONTENT:
             weight = field_of(b, at_chars, "text_chars")
-            weights[i] = weight
-            total += weight
+            content += weight
+            if <double>confidences[i] >= confident:
+                sure_content.append(i)
+                weights[i] = weight
+                total += weight
+        elif <double>confidences[i] >= confident:
+            sure_boilerplate.append(i)
     cdef list found = []
     if total < max(pagekeys.CONTAINER_MIN_CHARS, 1):
-        return fps, structures, samples, found
+        return fps, structures, samples, found, sure_content, sure_boilerplate, content
     cdef dict held = {}
     cdef double share = pagekeys.CONTAINER_SHARE
     tags = places.CONTAINER_TAGS
@@ -225,4 +231,4 @@ def page_key_lists(list blocks, list confidences, double confident, bint structu
         last = place.rpartition("/")[2]  # rsplit("/", 1)[-1]; no negative index here
         if chars >= share * total and ("#" in last or "." in last or last in tags):
             found.append(place)
-    return fps, structures, samples, found
+    return fps, structures, samples, found, sure_content, sure_boilerplate, content

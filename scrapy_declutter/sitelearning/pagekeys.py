@@ -3,9 +3,9 @@
 A page's block fingerprints, structural keys, places and content containers
 depend on its blocks and on the generic steps' labels only, never on what
 the site has learned. A page held in its site's warm-up (``warmup``) runs the
-site step twice, once when held and once at release, from the same generic
-labels (``HeldPage.relabel_generic`` puts them back): computing these keys
-both times was a third of what site learning cost a crawl of 10-page sites.
+site step twice, once when held (for its lesson alone) and once at release, on
+the same generic labels: computing these keys both times was a third of what
+site learning cost a crawl of 10-page sites.
 So the site step keeps them on the page, in the slot ``PAGE_KEYS``, and the
 second run reads them back.
 
@@ -55,6 +55,13 @@ class PageKeys:
     #: How sure the generic steps were of each block's label (``SiteLearner.confidence``),
     #: in order: the rules read it for every block, on both runs of a held page.
     confidences: list[float] = field(default_factory=list)
+    #: The blocks the generic steps labelled content, and those they labelled boilerplate,
+    #: with confidence (at least ``confident``), in order: what the page teaches its
+    #: classifier, but for the blocks the site's rules relabel (``SiteLearner.apply``).
+    sure_content: list[int] = field(default_factory=list)
+    sure_boilerplate: list[int] = field(default_factory=list)
+    #: Characters of the blocks the generic steps labelled content.
+    content_chars: int = 0
 
 
 #: The page's keys, put there by the site step the first time it labels the page.
@@ -75,9 +82,10 @@ def page_keys(page: "Page", *, structural: bool, confidences: list[float],
         return python_page_keys(page, structural=structural, confidences=confidences,
                                 confident=confident)
     places = Places(page.blocks)
-    fps, structures, samples, found = _compiled.page_key_lists(
-        page.blocks, confidences, confident, structural, places._memo)
-    return PageKeys(places, fps, structures, samples, found, confidences)
+    fps, structures, samples, found, sure_content, sure_boilerplate, content = \
+        _compiled.page_key_lists(page.blocks, confidences, confident, structural, places._memo)
+    return PageKeys(places, fps, structures, samples, found, confidences, sure_content,
+                    sure_boilerplate, content)
 
 
 def python_page_keys(page: "Page", *, structural: bool, confidences: list[float],
@@ -104,4 +112,8 @@ def python_page_keys(page: "Page", *, structural: bool, confidences: list[float]
         b.text_chars if c >= confident and b.is_content else 0
         for b, c in zip(blocks, confidences)],
         share=CONTAINER_SHARE, min_total=CONTAINER_MIN_CHARS)
+    sure = [i for i, c in enumerate(confidences) if c >= confident]
+    keys.sure_content = [i for i in sure if blocks[i].is_content]
+    keys.sure_boilerplate = [i for i in sure if not blocks[i].is_content]
+    keys.content_chars = sum(b.text_chars for b in blocks if b.is_content)
     return keys
