@@ -153,12 +153,15 @@ cdef class _Paths:
         return path
 
 
-def page_key_lists(list blocks, list confidences, double confident, bint structural,
+def page_key_lists(list blocks, dict cuts, double confident, bint structural,
                    dict place_memo):
-    """(fingerprints, structural keys or [], samples, containers, sure content, sure
-    boilerplate, content characters) of ``python_page_keys``; ``place_memo`` is the page's
-    ``Places._memo``, filled with the paths walked."""
+    """(fingerprints, structural keys or [], samples, containers, confidences, sure content,
+    sure boilerplate, content characters, longest) of ``python_page_keys``; ``place_memo``
+    is the page's ``Places._memo``, filled with the paths walked."""
     cdef Py_ssize_t n = len(blocks), i, k, m, total = 0, weight, content = 0
+    cdef double cut, score, confidence, default_cut = pagekeys.DEFAULT_CUT
+    cdef Py_ssize_t duplicate_chars = pagekeys.DUPLICATE_MIN_CHARS
+    cdef list confidences = [None] * n, long_content = []
     cdef Py_ssize_t cached_chars = model.CACHED_CHARS, max_chars = places.STRUCTURE_MAX_CHARS
     cdef double max_links = pagekeys.STRUCTURE_MAX_LINKS
     cdef _Memo cached = _Memo(model._CACHED), folded_memo = _Memo(places._FOLDED)
@@ -174,15 +177,17 @@ def page_key_lists(list blocks, list confidences, double confident, bint structu
     cdef uint64_t folded, key
     cdef object cls = type(blocks[0]) if n else None
     cdef Py_ssize_t at_text = -1, at_links = -1, at_words = -1, at_ancestors = -1
-    cdef Py_ssize_t at_chars = -1, at_label = -1
+    cdef Py_ssize_t at_chars = -1, at_label = -1, at_score = -1, at_step = -1
     if n:
         at_text, at_links = slot_offset(cls, "text"), slot_offset(cls, "link_density")
         at_words, at_ancestors = slot_offset(cls, "words"), slot_offset(cls, "ancestors")
         at_chars, at_label = slot_offset(cls, "text_chars"), slot_offset(cls, "label")
+        at_score, at_step = slot_offset(cls, "score"), slot_offset(cls, "step")
     for i in range(n):
         b = blocks[i]
         if type(b) is not cls:
             at_text = at_links = at_words = at_ancestors = at_chars = at_label = -1
+            at_score = at_step = -1
         text = field_of(b, at_text, "text")
         fps[i] = cached.get(text) if len(text) <= cached_chars else (
             fingerprint(text) if direct else uncached(text))
@@ -198,18 +203,32 @@ def page_key_lists(list blocks, list confidences, double confident, bint structu
                     key = 1
                 structures[i] = key
                 samples[key] = (text, path)
+        # ``pagekeys.confidences``: how far past its step's cut, on the side of its label
+        cut = default_cut
+        if cuts:
+            cut = cuts.get(field_of(b, at_step, "step") or "", default_cut)
+        score = field_of(b, at_score, "score")
         if field_of(b, at_label, "label") == CONTENT:
+            confidence = score - cut
             weight = field_of(b, at_chars, "text_chars")
             content += weight
-            if <double>confidences[i] >= confident:
+            if weight >= duplicate_chars:
+                long_content.append((weight, fps[i]))
+            if confidence >= confident:
                 sure_content.append(i)
                 weights[i] = weight
                 total += weight
-        elif <double>confidences[i] >= confident:
-            sure_boilerplate.append(i)
+        else:
+            confidence = cut - score
+            if confidence >= confident:
+                sure_boilerplate.append(i)
+        confidences[i] = confidence
+    long_content.sort(reverse=True)
+    cdef list longest = [fp for _, fp in long_content[:pagekeys.DUPLICATE_BLOCKS]]
     cdef list found = []
     if total < max(pagekeys.CONTAINER_MIN_CHARS, 1):
-        return fps, structures, samples, found, sure_content, sure_boilerplate, content
+        return (fps, structures, samples, found, confidences, sure_content, sure_boilerplate,
+                content, longest)
     cdef dict held = {}
     cdef double share = pagekeys.CONTAINER_SHARE
     tags = places.CONTAINER_TAGS
@@ -231,4 +250,5 @@ def page_key_lists(list blocks, list confidences, double confident, bint structu
         last = place.rpartition("/")[2]  # rsplit("/", 1)[-1]; no negative index here
         if chars >= share * total and ("#" in last or "." in last or last in tags):
             found.append(place)
-    return fps, structures, samples, found, sure_content, sure_boilerplate, content
+    return (fps, structures, samples, found, confidences, sure_content, sure_boilerplate,
+            content, longest)

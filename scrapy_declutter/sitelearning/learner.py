@@ -42,20 +42,18 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..blocks import BOILERPLATE, CONTENT, Block, SiteReason
 from .lessons import Lesson
 from .model import MIN_PAGES, TEMPLATE_SHARE, SiteModel
 from .ngram import DISCARD, KEEP
-from .pagekeys import PageKeys, page_keys
+from .pagekeys import PageKeys, confidences, page_keys
 from .places import Places
 
 if TYPE_CHECKING:
     from ..page import Page
 
-#: The score that separates content from boilerplate for a step that publishes none.
-DEFAULT_CUT = 0.5
 #: A block whose score is this close to its step's cut is ambiguous.
 AMBIGUOUS_MARGIN = 0.15
 #: A block whose score is this far past the cut (on its label's side) trains the classifier.
@@ -108,11 +106,6 @@ SPEC_CELL_TAGS = frozenset({"td", "th", "dt", "dd"})
 #: Contents" on every index page of the Valgrind manual, "Specifications" on a shop's
 #: product pages): it stays. On tiny index pages that title was a tenth of the content.
 TITLE_MAX_WORDS = 6
-#: Content blocks at least this long identify a near-copy (see ``_near_copy``).
-DUPLICATE_MIN_CHARS = 100
-#: How many of a page's longest content blocks must all be known for it to be a near-copy.
-DUPLICATE_BLOCKS = 3
-
 #: Pages a container must have been learned from before it settles anything: learned
 #: from two of ikea.com's pages, it cost a third page 0.18 F1 in wcxb-dev's first pass.
 CONTAINER_MIN_PAGES = 5
@@ -138,20 +131,17 @@ def _titles(b: Block, following: Block, following_is_template: bool) -> bool:
             and following.is_content and not following_is_template)
 
 
-def _within_budget(texts: Iterable[str]) -> list[str]:
-    """The texts a page teaches of one class: in order, until ``MAX_TRAIN_CHARS``, the last cut."""
+def _taught(blocks: Sequence[Block], at: list[int]) -> list[str]:
+    """The texts the blocks at ``at`` teach of one class: in order, until ``MAX_TRAIN_CHARS``,
+    the last one cut (no block is read past it)."""
     taught, left = [], MAX_TRAIN_CHARS
-    for text in texts:
+    for i in at:
         if left <= 0:
             break
+        text = blocks[i].text
         taught.append(text[:left])
         left -= len(text)
     return taught
-
-
-def _taught(blocks: Sequence[Block], at: list[int]) -> list[str]:
-    """``_within_budget`` of the texts of the blocks at ``at``."""
-    return _within_budget(blocks[i].text for i in at)
 
 
 @dataclass
@@ -209,16 +199,13 @@ class SiteLearner:
         """``confidence`` of each block, in one pass (a page has a few hundred blocks).
 
         The cut of a block's deciding step is ``cuts[step]`` given here, else
-        0.5 (a probability-like score).
+        ``DEFAULT_CUT`` (``pagekeys.confidences``; a page's keys hold its blocks').
         """
-        cuts = self.cuts
-        return [b.score - cuts.get(b.step or "", DEFAULT_CUT) if b.label == CONTENT
-                else cuts.get(b.step or "", DEFAULT_CUT) - b.score for b in blocks]
+        return confidences(blocks, self.cuts)
 
     def keys(self, page: "Page") -> PageKeys:
         """The page's keys (``pagekeys``), as this learner reads them."""
-        return page_keys(page, structural=self.structural,
-                         confidences=self.confidences(page.blocks),
+        return page_keys(page, structural=self.structural, cuts=self.cuts,
                          confident=self.confident_margin)
 
     def apply(self, page: "Page", model: SiteModel | None,
@@ -249,9 +236,10 @@ class SiteLearner:
                 for b, keep in zip(blocks, supervised):
                     b.set_label(CONTENT if keep else BOILERPLATE, float(keep), SUPERVISED_STEP)
                     b.site_reason = SiteReason(SUPERVISED_STEP)
-            lesson.examples = {
-                KEEP: _within_budget(b.text for b, keep in zip(blocks, supervised) if keep),
-                DISCARD: _within_budget(b.text for b, keep in zip(blocks, supervised) if not keep)}
+            kept = [bool(keep) for _, keep in zip(blocks, supervised)]
+            lesson.examples = {KEEP: _taught(blocks, [i for i, keep in enumerate(kept) if keep]),
+                               DISCARD: _taught(blocks, [i for i, keep in enumerate(kept)
+                                                         if not keep])}
             return lesson
         if model is None:
             return lesson
@@ -264,7 +252,7 @@ class SiteLearner:
             lesson.examples = {KEEP: _taught(blocks, keys.sure_content),
                                DISCARD: _taught(blocks, keys.sure_boilerplate)}
             return lesson
-        lesson.duplicate = self._near_copy(page, model, keys.fingerprints)
+        lesson.duplicate = self._near_copy(page, model, keys.longest)
         template = self._template(blocks, keys, model, threshold)
         content = keys.content_chars
         if not lesson.duplicate and self._too_much(blocks, template, content):
@@ -385,18 +373,16 @@ class SiteLearner:
         return None
 
     @staticmethod
-    def _near_copy(page: "Page", model: SiteModel, fingerprints: list[int]) -> bool:
+    def _near_copy(page: "Page", model: SiteModel, longest: list[int]) -> bool:
         """A page at a new URL whose longest content blocks the site has all counted already.
 
-        The ``DUPLICATE_BLOCKS`` longest (not just the longest, which may be a
-        long template footer the generic steps kept) must all have been seen.
+        The ``pagekeys.DUPLICATE_BLOCKS`` longest (not just the longest, which may
+        be a long template footer the generic steps kept), ``longest`` their
+        fingerprints (``PageKeys.longest``), must all have been seen.
         """
         if model.seen_url(page.url):
             return False
-        longest = sorted(((b.text_chars, fp) for b, fp in zip(page.blocks, fingerprints)
-                          if b.is_content and b.text_chars >= DUPLICATE_MIN_CHARS), reverse=True)
-        top = longest[:DUPLICATE_BLOCKS]
-        return bool(top) and all(fp in model.fingerprints for _, fp in top)
+        return bool(longest) and all(fp in model.fingerprints for fp in longest)
 
     @staticmethod
     def _too_much(blocks: Sequence[Block], template: list[int], content: int) -> bool:

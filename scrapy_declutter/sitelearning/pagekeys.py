@@ -19,8 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from importlib import import_module
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping, Sequence
 
+from ..blocks import CONTENT
 from ..page import Slot
 from .model import fingerprints
 from .places import Places, containers, folded_hash, keyed_at
@@ -36,6 +37,12 @@ STRUCTURE_MAX_LINKS = 0.5
 CONTAINER_SHARE = 0.8
 #: A page teaches no container with fewer confident content characters than this.
 CONTAINER_MIN_CHARS = 400
+#: The score that separates content from boilerplate for a step that publishes none.
+DEFAULT_CUT = 0.5
+#: Content blocks at least this long identify a near-copy (``SiteLearner._near_copy``).
+DUPLICATE_MIN_CHARS = 100
+#: How many of a page's longest content blocks must all be known for it to be a near-copy.
+DUPLICATE_BLOCKS = 3
 
 
 @dataclass
@@ -62,6 +69,9 @@ class PageKeys:
     sure_boilerplate: list[int] = field(default_factory=list)
     #: Characters of the blocks the generic steps labelled content.
     content_chars: int = 0
+    #: Fingerprints of its ``DUPLICATE_BLOCKS`` longest content blocks of at least
+    #: ``DUPLICATE_MIN_CHARS`` (longest first, a larger fingerprint first among equals).
+    longest: list[int] = field(default_factory=list)
 
 
 #: The page's keys, put there by the site step the first time it labels the page.
@@ -74,21 +84,26 @@ except ImportError:  # built without a compiler: the loops below
     _compiled = None
 
 
-def page_keys(page: "Page", *, structural: bool, confidences: list[float],
+def confidences(blocks: Sequence["Block"], cuts: Mapping[str, float]) -> list[float]:
+    """How sure the generic steps were of each block's label: how far its score is past its
+    step's cut (``cuts[step]``, else ``DEFAULT_CUT``: a probability-like score), on the side
+    of its label."""
+    return [b.score - cuts.get(b.step or "", DEFAULT_CUT) if b.label == CONTENT
+            else cuts.get(b.step or "", DEFAULT_CUT) - b.score for b in blocks]
+
+
+def page_keys(page: "Page", *, structural: bool, cuts: dict[str, float],
               confident: float) -> PageKeys:
-    """The page's keys; ``confidences``: the generic steps' in each block's label, ``confident``
-    the least that makes a label sure (``python_page_keys``, in C where compiled)."""
+    """The page's keys; ``cuts``: the steps' cuts (``confidences``), ``confident`` the least
+    confidence that makes a label sure (``python_page_keys``, in C where compiled)."""
     if _compiled is None:
-        return python_page_keys(page, structural=structural, confidences=confidences,
-                                confident=confident)
+        return python_page_keys(page, structural=structural, cuts=cuts, confident=confident)
     places = Places(page.blocks)
-    fps, structures, samples, found, sure_content, sure_boilerplate, content = \
-        _compiled.page_key_lists(page.blocks, confidences, confident, structural, places._memo)
-    return PageKeys(places, fps, structures, samples, found, confidences, sure_content,
-                    sure_boilerplate, content)
+    return PageKeys(places, *_compiled.page_key_lists(page.blocks, cuts, confident, structural,
+                                                      places._memo))
 
 
-def python_page_keys(page: "Page", *, structural: bool, confidences: list[float],
+def python_page_keys(page: "Page", *, structural: bool, cuts: dict[str, float],
                      confident: float) -> PageKeys:
     """``page_keys`` in Python: the reference of ``_pagekeys.page_key_lists``.
 
@@ -98,7 +113,8 @@ def python_page_keys(page: "Page", *, structural: bool, confidences: list[float]
     """
     blocks = page.blocks
     places = Places(blocks)
-    keys = PageKeys(places, fingerprints([b.text for b in blocks]), confidences=confidences)
+    how_sure = confidences(blocks, cuts)
+    keys = PageKeys(places, fingerprints([b.text for b in blocks]), confidences=how_sure)
     if structural:
         keys.structures = [0] * len(blocks)
         for i, b in enumerate(blocks):
@@ -110,10 +126,14 @@ def python_page_keys(page: "Page", *, structural: bool, confidences: list[float]
                     keys.samples[key] = (b.text, path)
     keys.containers = containers(places, [
         b.text_chars if c >= confident and b.is_content else 0
-        for b, c in zip(blocks, confidences)],
+        for b, c in zip(blocks, how_sure)],
         share=CONTAINER_SHARE, min_total=CONTAINER_MIN_CHARS)
-    sure = [i for i, c in enumerate(confidences) if c >= confident]
-    keys.sure_content = [i for i in sure if blocks[i].is_content]
-    keys.sure_boilerplate = [i for i in sure if not blocks[i].is_content]
+    keys.sure_content = [i for i, c in enumerate(how_sure)
+                         if c >= confident and blocks[i].is_content]
+    keys.sure_boilerplate = [i for i, c in enumerate(how_sure)
+                             if c >= confident and not blocks[i].is_content]
     keys.content_chars = sum(b.text_chars for b in blocks if b.is_content)
+    longest = sorted(((b.text_chars, fp) for b, fp in zip(blocks, keys.fingerprints)
+                      if b.is_content and b.text_chars >= DUPLICATE_MIN_CHARS), reverse=True)
+    keys.longest = [fp for _, fp in longest[:DUPLICATE_BLOCKS]]
     return keys
