@@ -289,7 +289,7 @@ class SiteLearner:
         sure_content, discard = keys.sure_content, keys.sure_boilerplate
         if untaught:
             sure_content = [i for i in sure_content if i not in untaught]
-            discard = sorted([*template, *(i for i in discard if i not in untaught)])
+            discard = sorted(template + [i for i in discard if i not in untaught])
         lesson.examples = {KEEP: _taught(blocks, sure_content), DISCARD: _taught(blocks, discard)}
         return lesson
 

@@ -211,11 +211,10 @@ class SiteModel:
         get = known.get
         for fp in set(fingerprints):
             known[fp] = get(fp, 0) + 1
-        counts, seen = self.structures, {0}
-        for key in structures:
-            if key in seen:
+        counts = self.structures
+        for key in dict.fromkeys(structures):  # each once, in order; most blocks have none (0)
+            if not key:
                 continue
-            seen.add(key)
             n = counts[key] = counts.get(key, 0) + 1
             if n == MIN_TEMPLATE_PAGES and samples and key in samples \
                     and key not in self.examples and len(self.examples) < MAX_EXAMPLES:
