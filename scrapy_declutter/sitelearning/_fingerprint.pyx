@@ -53,11 +53,14 @@ MONTHS[:] = [b"jan", b"january", b"feb", b"february", b"mar", b"march", b"apr", 
              b"september", b"oct", b"october", b"nov", b"november", b"dec", b"december"]
 
 
-#: The first letters of ``MONTHS``, one bit each from "a".
-cdef unsigned int FIRSTS = 0
+#: Per first letter of ``MONTHS`` (its place after "a"), the second letters that follow it
+#: there, one bit each from "a": a word is compared with the names only past both (the
+#: first letter alone let through a word in six, each compared with all 24 names).
+cdef unsigned int SECONDS[26]
+SECONDS[:] = [0] * 26
 for _name in (b"jan", b"feb", b"mar", b"apr", b"may", b"jun", b"jul", b"aug", b"sep", b"oct",
               b"nov", b"dec"):
-    FIRSTS |= 1u << (_name[0] - ord("a"))
+    SECONDS[_name[0] - ord("a")] |= 1u << (_name[1] - ord("a"))
 
 
 cdef inline bint is_word(Py_UCS4 ch) noexcept:
@@ -71,7 +74,11 @@ cdef bint is_month(Py_UCS4 *word, Py_ssize_t n) noexcept:
     cdef Py_ssize_t m, k
     cdef const char *name
     cdef unsigned int first = <unsigned int>word[0] - 97  # its letter's place after "a"
-    if n < 3 or n > 9 or first >= 26 or not (FIRSTS >> first) & 1:
+    cdef unsigned int second
+    if n < 3 or n > 9 or first >= 26:
+        return False
+    second = <unsigned int>word[1] - 97
+    if second >= 26 or not (SECONDS[first] >> second) & 1:
         return False  # most words: no month name starts so
     for m in range(24):
         name = MONTHS[m]
@@ -175,23 +182,25 @@ cdef Py_ssize_t fold(Py_UCS4 *s, Py_ssize_t n, Py_UCS4 *out) noexcept:
             o += 1
             i += 1
             continue
-        j = i
-        while j < n and is_word(s[j]):
-            j += 1
+        # The word is copied as it is read, each digit run as one 0 (digits are word
+        # characters: a run is inside one word), and written over if it is a month name.
+        j, k = i, o
+        while j < n:
+            ch = s[j]
+            if is_decimal(ch):
+                out[o] = u'0'
+                o += 1
+                j += 1
+                while j < n and is_decimal(s[j]):
+                    j += 1
+            elif is_word(ch):
+                out[o] = ch
+                o += 1
+                j += 1
+            else:
+                break
         if is_month(s + i, j - i):
-            o = put(out, o, "<month>")
-        else:
-            k = i
-            while k < j:  # digits are word characters: a digit run is inside one word
-                if is_decimal(s[k]):
-                    out[o] = u'0'
-                    o += 1
-                    while k < j and is_decimal(s[k]):
-                        k += 1
-                else:
-                    out[o] = s[k]
-                    o += 1
-                    k += 1
+            o = put(out, k, "<month>")
         i = j
     return o
 

@@ -229,7 +229,13 @@ def page_key_lists(list blocks, dict cuts, double confident, bint structural,
     if total < max(pagekeys.CONTAINER_MIN_CHARS, 1):
         return (fps, structures, samples, found, confidences, sure_content, sure_boilerplate,
                 content, longest)
-    cdef dict held = {}
+    # Blocks under one element (a shared ``Ancestor``, so the same elements above it) add
+    # to the same places: their weights are summed per parent first, and each parent's
+    # lineage is walked once, in the order of its first block, so the places are met in
+    # the reference's order (a place first met under a parent is first met at that
+    # parent's first block) with the reference's sums.
+    cdef dict held = {}, under = {}  # under: id(parent) -> [lineage, weight]
+    cdef list parents = []
     cdef double share = pagekeys.CONTAINER_SHARE
     tags = places.CONTAINER_TAGS
     for i in range(n):
@@ -241,8 +247,19 @@ def page_key_lists(list blocks, dict cuts, double confident, bint structural,
         m = len(ancestors)
         if not m or <object>PyTuple_GET_ITEM(ancestors[0], 0) != "html":
             continue  # ``Places.lineage``: a cut lineage names no place
+        if m < 2:  # its own element alone: no place to add to
+            paths.path(ancestors)
+            continue
+        parent = PyLong_FromVoidPtr(<void *>ancestors[m - 2])
+        group = under.get(parent)
+        if group is None:
+            group = under[parent] = [ancestors, weight]
+            parents.append(group)
+        else:
+            group[1] += weight
+    for ancestors, weight in parents:
         paths.path(ancestors)
-        for k in range(m - 1):  # the block's own element is not a container
+        for k in range(len(ancestors) - 1):  # the block's own element is not a container
             place = paths.known(ancestors[k])
             got = held.get(place)
             held[place] = weight if got is None else got + weight
