@@ -261,7 +261,7 @@ class SiteLearner:
         keep_content = lesson.duplicate or content < MIN_CONTENT_CHARS
         taken = set(template)
         last = len(blocks) - 1
-        # Read from ``taken`` as found: the block after a title is tested before its own test.
+        # A title's test reads whether the next block was found template (its own test comes later).
         template = [i for i in template
                     if not (i < last and _titles(blocks[i], blocks[i + 1], i + 1 in taken))]
         if keep_content:

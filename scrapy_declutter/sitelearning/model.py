@@ -141,8 +141,13 @@ def fingerprints(texts: Sequence[str]) -> list[int]:
             for text in texts]
 
 
+#: ``hash_text`` in C where compiled (the same hashes): a page's URL is hashed up to three
+#: times, and ``hashlib``'s object and digest cost more than the hash.
+_hash_text: Callable[[str], int] = _compiled.hash_text if _compiled else hash_text
+
+
 def url_hash(url: str) -> int:
-    return hash_text(url)
+    return _hash_text(url)
 
 
 def _capped(counts: dict[int, int]) -> dict[int, int]:
