@@ -1,6 +1,7 @@
 """The compiled page keys (``_pagekeys``) are the reference's (``pagekeys.python_page_keys``):
-the same fingerprints, structural keys, samples (in the same order) and containers, and the
-page's ``Places`` gives the same paths afterwards."""
+the same fingerprints, structural keys, samples (in the same order), containers, confidences,
+sure blocks, content characters and longest blocks, and the page's ``Places`` gives the same
+paths afterwards."""
 
 from __future__ import annotations
 
@@ -37,20 +38,23 @@ def _forget() -> None:
         memo.clear()
 
 
-def _agree(page: Page, confident: float = LEARNER.confident_margin) -> None:
-    confidences = LEARNER.confidences(page.blocks)
+def _agree(page: Page, confident: float = LEARNER.confident_margin,
+           cuts: dict[str, float] | None = None) -> None:
+    cuts = {} if cuts is None else cuts
     for structural in (True, False):
         _forget()
-        ref = pagekeys.python_page_keys(page, structural=structural, confidences=confidences,
+        ref = pagekeys.python_page_keys(page, structural=structural, cuts=cuts,
                                         confident=confident)
         _forget()
-        got = pagekeys.page_keys(page, structural=structural, confidences=confidences,
-                                 confident=confident)
+        got = pagekeys.page_keys(page, structural=structural, cuts=cuts, confident=confident)
         assert got.fingerprints == ref.fingerprints
         assert got.structures == ref.structures
         assert list(got.samples.items()) == list(ref.samples.items())
         assert got.containers == ref.containers
         assert got.confidences == ref.confidences
+        assert (got.sure_content, got.sure_boilerplate) == (ref.sure_content, ref.sure_boilerplate)
+        assert got.content_chars == ref.content_chars
+        assert got.longest == ref.longest
         for i in range(len(page.blocks)):
             assert got.places.path(i) == ref.places.path(i)
             assert got.places.lineage(i) == ref.places.lineage(i)
@@ -72,9 +76,19 @@ def test_keys_agree_when_every_block_is_confident_content_and_when_none_is():
     _agree(page, confident=1e9)  # none weighs: no containers
 
 
+def test_keys_agree_with_the_steps_cuts():
+    page = _page(PAGES[1])
+    steps = sorted({b.step or "" for b in page.blocks})
+    assert steps
+    _agree(page, cuts={step: 0.2 + 0.5 * (i % 2) for i, step in enumerate(steps)})
+    assert pagekeys.page_keys(page, structural=True, cuts={steps[0]: 0.9}, confident=0.3
+                              ).confidences != pagekeys.page_keys(
+        page, structural=True, cuts={}, confident=0.3).confidences
+
+
 def test_keys_of_a_page_without_blocks_are_empty():
     page = Page.from_html(b"<html><body></body></html>", "http://x.org/")
-    keys = pagekeys.page_keys(page, structural=True, confidences=[], confident=0.3)
+    keys = pagekeys.page_keys(page, structural=True, cuts={}, confident=0.3)
     assert (keys.fingerprints, keys.structures, keys.samples, keys.containers) == ([], [], {}, [])
 
 

@@ -25,7 +25,8 @@ whose search cost a site-learning page more than its fingerprints did;
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
-from cpython.unicode cimport Py_UNICODE_ISALNUM, Py_UNICODE_ISDECIMAL, Py_UNICODE_ISSPACE
+from cpython.unicode cimport (Py_UNICODE_ISALNUM, Py_UNICODE_ISDECIMAL, Py_UNICODE_ISSPACE,
+                              Py_UNICODE_TOLOWER)
 from libc.stdint cimport uint64_t
 
 from scrapy_declutter._chars cimport put_utf8
@@ -33,8 +34,10 @@ from scrapy_declutter._chars cimport put_utf8
 include "_blake2b.pxi"
 
 cdef extern from "Python.h":
+    ctypedef unsigned char Py_UCS1
     object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
     int PyUnicode_4BYTE_KIND
+    int PyUnicode_1BYTE_KIND
     bint PyUnicode_IS_ASCII(object text)
     int PyUnicode_KIND(object text)
     const void *PyUnicode_DATA(object text)
@@ -50,11 +53,14 @@ MONTHS[:] = [b"jan", b"january", b"feb", b"february", b"mar", b"march", b"apr", 
              b"september", b"oct", b"october", b"nov", b"november", b"dec", b"december"]
 
 
-#: The first letters of ``MONTHS``, one bit each from "a".
-cdef unsigned int FIRSTS = 0
+#: Per first letter of ``MONTHS`` (its place after "a"), the second letters that follow it
+#: there, one bit each from "a": a word is compared with the names only past both (the
+#: first letter alone let through a word in six, each compared with all 24 names).
+cdef unsigned int SECONDS[26]
+SECONDS[:] = [0] * 26
 for _name in (b"jan", b"feb", b"mar", b"apr", b"may", b"jun", b"jul", b"aug", b"sep", b"oct",
               b"nov", b"dec"):
-    FIRSTS |= 1u << (_name[0] - ord("a"))
+    SECONDS[_name[0] - ord("a")] |= 1u << (_name[1] - ord("a"))
 
 
 cdef inline bint is_word(Py_UCS4 ch) noexcept:
@@ -68,7 +74,11 @@ cdef bint is_month(Py_UCS4 *word, Py_ssize_t n) noexcept:
     cdef Py_ssize_t m, k
     cdef const char *name
     cdef unsigned int first = <unsigned int>word[0] - 97  # its letter's place after "a"
-    if n < 3 or n > 9 or first >= 26 or not (FIRSTS >> first) & 1:
+    cdef unsigned int second
+    if n < 3 or n > 9 or first >= 26:
+        return False
+    second = <unsigned int>word[1] - 97
+    if second >= 26 or not (SECONDS[first] >> second) & 1:
         return False  # most words: no month name starts so
     for m in range(24):
         name = MONTHS[m]
@@ -172,23 +182,25 @@ cdef Py_ssize_t fold(Py_UCS4 *s, Py_ssize_t n, Py_UCS4 *out) noexcept:
             o += 1
             i += 1
             continue
-        j = i
-        while j < n and is_word(s[j]):
-            j += 1
+        # The word is copied as it is read, each digit run as one 0 (digits are word
+        # characters: a run is inside one word), and written over if it is a month name.
+        j, k = i, o
+        while j < n:
+            ch = s[j]
+            if is_decimal(ch):
+                out[o] = u'0'
+                o += 1
+                j += 1
+                while j < n and is_decimal(s[j]):
+                    j += 1
+            elif is_word(ch):
+                out[o] = ch
+                o += 1
+                j += 1
+            else:
+                break
         if is_month(s + i, j - i):
-            o = put(out, o, "<month>")
-        else:
-            k = i
-            while k < j:  # digits are word characters: a digit run is inside one word
-                if is_decimal(s[k]):
-                    out[o] = u'0'
-                    o += 1
-                    while k < j and is_decimal(s[k]):
-                        k += 1
-                else:
-                    out[o] = s[k]
-                    o += 1
-                    k += 1
+            o = put(out, k, "<month>")
         i = j
     return o
 
@@ -205,16 +217,44 @@ cdef struct Room:
     Py_ssize_t n
 
 
+cdef inline Py_UCS4 lower(Py_UCS4 ch) noexcept:
+    """``str.lower`` of one character but İ (two characters) and Σ (by its context)."""
+    if ch < 128:
+        return <Py_UCS4>(<unsigned int>ch + 32) if u"A" <= ch <= u"Z" else ch
+    return Py_UNICODE_TOLOWER(ch)
+
+
+cdef bint lowers_by_context(int kind, const void *data, Py_ssize_t n) noexcept:
+    """Whether the text has a character ``lower`` does not lower as ``str.lower`` does:
+    İ (U+0130), whose lower case is two characters, or Σ (U+03A3), σ or ς by what follows.
+    Every other character's lower case is its one-character mapping (a test holds it to
+    ``str.lower`` for every code point)."""
+    cdef Py_ssize_t i
+    cdef Py_UCS4 ch
+    if kind == PyUnicode_1BYTE_KIND:  # both are past U+00FF
+        return False
+    for i in range(n):
+        ch = PyUnicode_READ(kind, data, i)
+        if ch == 0x130 or ch == 0x3A3:
+            return True
+    return False
+
+
 cdef int normalised(str text, Room *room, Py_UCS4 *low_stack, Py_UCS4 *out_stack) except -1:
     """Normalise ``text`` into ``room`` (``room.out``, ``room.n``), in the buffers on the
     stack given (room for ``STACK + 1`` and ``3 * STACK + 8`` characters) when it fits,
-    else in allocated ones (``release`` frees them). An ASCII text is lowered here
-    (``str.lower`` maps A-Z and nothing else of it), any other by ``str.lower``, for its
-    special cases (İ becomes two characters)."""
+    else in allocated ones (``release`` frees them). The text is lowered here a character
+    at a time (``lower``), one with İ or Σ by ``str.lower`` (``lowers_by_context``): a
+    copy of every text that was not ASCII, lowered by ``str.lower``, was a fifth of what
+    fingerprinting cost."""
     cdef Py_ssize_t n = len(text), i = 0
     cdef Py_UCS4 ch
-    cdef str low = None if PyUnicode_IS_ASCII(text) else text.lower()
-    if low is not None:
+    cdef int kind = PyUnicode_KIND(text)
+    cdef const void *data = PyUnicode_DATA(text)
+    cdef const Py_UCS1 *latin1 = <const Py_UCS1 *>data
+    cdef str low = None
+    if not PyUnicode_IS_ASCII(text) and lowers_by_context(kind, data, n):
+        low = text.lower()
         n = max(n, len(low))
     room.low, room.out = low_stack, out_stack
     if n > STACK:
@@ -224,9 +264,13 @@ cdef int normalised(str text, Room *room, Py_UCS4 *low_stack, Py_UCS4 *out_stack
             release(room, low_stack, out_stack)
             raise MemoryError()
     if low is None:
-        for ch in text:
-            room.low[i] = <Py_UCS4>(<unsigned int>ch + 32) if u"A" <= ch <= u"Z" else ch
-            i += 1
+        if kind == PyUnicode_1BYTE_KIND:
+            for i in range(n):
+                room.low[i] = lower(latin1[i])
+        else:
+            for i in range(n):
+                room.low[i] = lower(PyUnicode_READ(kind, data, i))
+        i = n
     else:
         for ch in low:
             room.low[i] = ch

@@ -153,11 +153,15 @@ cdef class _Paths:
         return path
 
 
-def page_key_lists(list blocks, list confidences, double confident, bint structural,
+def page_key_lists(list blocks, dict cuts, double confident, bint structural,
                    dict place_memo):
-    """(fingerprints, structural keys or [], samples, containers) of ``python_page_keys``;
-    ``place_memo`` is the page's ``Places._memo``, filled with the paths walked."""
-    cdef Py_ssize_t n = len(blocks), i, k, m, total = 0, weight
+    """(fingerprints, structural keys or [], samples, containers, confidences, sure content,
+    sure boilerplate, content characters, longest) of ``python_page_keys``; ``place_memo``
+    is the page's ``Places._memo``, filled with the paths walked."""
+    cdef Py_ssize_t n = len(blocks), i, k, m, total = 0, weight, content = 0
+    cdef double cut, score, confidence, default_cut = pagekeys.DEFAULT_CUT
+    cdef Py_ssize_t duplicate_chars = pagekeys.DUPLICATE_MIN_CHARS
+    cdef list confidences = [None] * n, long_content = []
     cdef Py_ssize_t cached_chars = model.CACHED_CHARS, max_chars = places.STRUCTURE_MAX_CHARS
     cdef double max_links = pagekeys.STRUCTURE_MAX_LINKS
     cdef _Memo cached = _Memo(model._CACHED), folded_memo = _Memo(places._FOLDED)
@@ -167,21 +171,23 @@ def page_key_lists(list blocks, list confidences, double confident, bint structu
     cdef bint direct = uncached is _compiled_fingerprint  # both called as C then
     cdef bint direct_names = named is _fingerprint.names_someone
     cdef list fps = [None] * n, structures = [0] * n if structural else []
-    cdef list weights = [0] * n
+    cdef list weights = [0] * n, sure_content = [], sure_boilerplate = []
     cdef dict samples = {}
     cdef str text, path
     cdef uint64_t folded, key
     cdef object cls = type(blocks[0]) if n else None
     cdef Py_ssize_t at_text = -1, at_links = -1, at_words = -1, at_ancestors = -1
-    cdef Py_ssize_t at_chars = -1, at_label = -1
+    cdef Py_ssize_t at_chars = -1, at_label = -1, at_score = -1, at_step = -1
     if n:
         at_text, at_links = slot_offset(cls, "text"), slot_offset(cls, "link_density")
         at_words, at_ancestors = slot_offset(cls, "words"), slot_offset(cls, "ancestors")
         at_chars, at_label = slot_offset(cls, "text_chars"), slot_offset(cls, "label")
+        at_score, at_step = slot_offset(cls, "score"), slot_offset(cls, "step")
     for i in range(n):
         b = blocks[i]
         if type(b) is not cls:
             at_text = at_links = at_words = at_ancestors = at_chars = at_label = -1
+            at_score = at_step = -1
         text = field_of(b, at_text, "text")
         fps[i] = cached.get(text) if len(text) <= cached_chars else (
             fingerprint(text) if direct else uncached(text))
@@ -197,14 +203,39 @@ def page_key_lists(list blocks, list confidences, double confident, bint structu
                     key = 1
                 structures[i] = key
                 samples[key] = (text, path)
-        if <double>confidences[i] >= confident and field_of(b, at_label, "label") == CONTENT:
+        # ``pagekeys.confidences``: how far past its step's cut, on the side of its label
+        cut = default_cut
+        if cuts:
+            cut = cuts.get(field_of(b, at_step, "step") or "", default_cut)
+        score = field_of(b, at_score, "score")
+        if field_of(b, at_label, "label") == CONTENT:
+            confidence = score - cut
             weight = field_of(b, at_chars, "text_chars")
-            weights[i] = weight
-            total += weight
+            content += weight
+            if weight >= duplicate_chars:
+                long_content.append((weight, fps[i]))
+            if confidence >= confident:
+                sure_content.append(i)
+                weights[i] = weight
+                total += weight
+        else:
+            confidence = cut - score
+            if confidence >= confident:
+                sure_boilerplate.append(i)
+        confidences[i] = confidence
+    long_content.sort(reverse=True)
+    cdef list longest = [fp for _, fp in long_content[:pagekeys.DUPLICATE_BLOCKS]]
     cdef list found = []
     if total < max(pagekeys.CONTAINER_MIN_CHARS, 1):
-        return fps, structures, samples, found
-    cdef dict held = {}
+        return (fps, structures, samples, found, confidences, sure_content, sure_boilerplate,
+                content, longest)
+    # Blocks under one element (a shared ``Ancestor``, so the same elements above it) add
+    # to the same places: their weights are summed per parent first, and each parent's
+    # lineage is walked once, in the order of its first block, so the places are met in
+    # the reference's order (a place first met under a parent is first met at that
+    # parent's first block) with the reference's sums.
+    cdef dict held = {}, under = {}  # under: id(parent) -> [lineage, weight]
+    cdef list parents = []
     cdef double share = pagekeys.CONTAINER_SHARE
     tags = places.CONTAINER_TAGS
     for i in range(n):
@@ -216,8 +247,19 @@ def page_key_lists(list blocks, list confidences, double confident, bint structu
         m = len(ancestors)
         if not m or <object>PyTuple_GET_ITEM(ancestors[0], 0) != "html":
             continue  # ``Places.lineage``: a cut lineage names no place
+        if m < 2:  # its own element alone: no place to add to
+            paths.path(ancestors)
+            continue
+        parent = PyLong_FromVoidPtr(<void *>ancestors[m - 2])
+        group = under.get(parent)
+        if group is None:
+            group = under[parent] = [ancestors, weight]
+            parents.append(group)
+        else:
+            group[1] += weight
+    for ancestors, weight in parents:
         paths.path(ancestors)
-        for k in range(m - 1):  # the block's own element is not a container
+        for k in range(len(ancestors) - 1):  # the block's own element is not a container
             place = paths.known(ancestors[k])
             got = held.get(place)
             held[place] = weight if got is None else got + weight
@@ -225,4 +267,5 @@ def page_key_lists(list blocks, list confidences, double confident, bint structu
         last = place.rpartition("/")[2]  # rsplit("/", 1)[-1]; no negative index here
         if chars >= share * total and ("#" in last or "." in last or last in tags):
             found.append(place)
-    return fps, structures, samples, found
+    return (fps, structures, samples, found, confidences, sure_content, sure_boilerplate,
+            content, longest)

@@ -46,7 +46,7 @@ from .learner import SiteLearner
 from .model import SiteModel
 from .step import SITE_LESSON, SITE_MODEL, SiteStep
 from .stores import SiteStore, open_store
-from .warmup import MAX_HELD_PAGES, HeldPage, Released, WarmUps, generic_labels
+from .warmup import MAX_HELD_PAGES, HeldPage, Released, WarmUps
 from .writes import StoreWrites
 
 logger = logging.getLogger(__name__)
@@ -187,15 +187,14 @@ class Declutter:
         if state is None or not page.blocks or not self.warmups.wants(page.site,
                                                                       state.model.pages):
             return [Released(key, self.extract_page(page))]
-        # Labelled with the model as the warm-up found it, learned from only at release.
+        # Its lesson read with the model as the warm-up found it, learned from only at release,
+        # when the page is labelled.
         page.put(SITE_MODEL, state.model)
         self.generic.run(page)
-        labels = generic_labels(page)
-        self.site_step.process(page)
-        lesson = page.get(SITE_LESSON)
+        lesson = self.site_step.lesson(page)
         if lesson is None:  # the site step had nothing to do: nothing to hold
             return [Released(key, result_of(page, self.extractor))]
-        held = HeldPage(key, page, labels, lesson)
+        held = HeldPage(key, page, lesson)
         if not keep_tree and not self.site_step.reads_tree:
             held.drop_tree()
         due = self.warmups.hold(page.site, held)
@@ -301,8 +300,6 @@ class Declutter:
         held = self.warmups.take(site)
         state = self._state(site)
         if state is None:  # the store went down meanwhile: the generic labels stand
-            for h in held:
-                h.relabel_generic()
             return [Released(h.key, h.result(self.extractor)) for h in held]
         for h in held:
             if self.learn and not state.model.seen_url(h.page.url):
@@ -310,7 +307,7 @@ class Declutter:
                 self._learned(state)
         released = []
         for h in held:
-            page = h.relabel_generic()
+            page = h.page
             page.put(SITE_MODEL, state.model)
             self.site_step.process(page)
             lesson = page.get(SITE_LESSON)

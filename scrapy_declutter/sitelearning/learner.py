@@ -48,14 +48,12 @@ from ..blocks import BOILERPLATE, CONTENT, Block, SiteReason
 from .lessons import Lesson
 from .model import MIN_PAGES, TEMPLATE_SHARE, SiteModel
 from .ngram import DISCARD, KEEP
-from .pagekeys import PageKeys, page_keys
+from .pagekeys import PageKeys, confidences, page_keys
 from .places import Places
 
 if TYPE_CHECKING:
     from ..page import Page
 
-#: The score that separates content from boilerplate for a step that publishes none.
-DEFAULT_CUT = 0.5
 #: A block whose score is this close to its step's cut is ambiguous.
 AMBIGUOUS_MARGIN = 0.15
 #: A block whose score is this far past the cut (on its label's side) trains the classifier.
@@ -108,11 +106,6 @@ SPEC_CELL_TAGS = frozenset({"td", "th", "dt", "dd"})
 #: Contents" on every index page of the Valgrind manual, "Specifications" on a shop's
 #: product pages): it stays. On tiny index pages that title was a tenth of the content.
 TITLE_MAX_WORDS = 6
-#: Content blocks at least this long identify a near-copy (see ``_near_copy``).
-DUPLICATE_MIN_CHARS = 100
-#: How many of a page's longest content blocks must all be known for it to be a near-copy.
-DUPLICATE_BLOCKS = 3
-
 #: Pages a container must have been learned from before it settles anything: learned
 #: from two of ikea.com's pages, it cost a third page 0.18 F1 in wcxb-dev's first pass.
 CONTAINER_MIN_PAGES = 5
@@ -136,6 +129,19 @@ def _titles(b: Block, following: Block, following_is_template: bool) -> bool:
     """Whether ``b`` is a short title the generic steps kept over content the template leaves."""
     return (b.is_content and b.words <= TITLE_MAX_WORDS and not b.link_words
             and following.is_content and not following_is_template)
+
+
+def _taught(blocks: Sequence[Block], at: list[int]) -> list[str]:
+    """The texts the blocks at ``at`` teach of one class: in order, until ``MAX_TRAIN_CHARS``,
+    the last one cut (no block is read past it)."""
+    taught, left = [], MAX_TRAIN_CHARS
+    for i in at:
+        if left <= 0:
+            break
+        text = blocks[i].text
+        taught.append(text[:left])
+        left -= len(text)
+    return taught
 
 
 @dataclass
@@ -193,43 +199,47 @@ class SiteLearner:
         """``confidence`` of each block, in one pass (a page has a few hundred blocks).
 
         The cut of a block's deciding step is ``cuts[step]`` given here, else
-        0.5 (a probability-like score).
+        ``DEFAULT_CUT`` (``pagekeys.confidences``; a page's keys hold its blocks').
         """
-        cuts = self.cuts
-        return [b.score - cuts.get(b.step or "", DEFAULT_CUT) if b.label == CONTENT
-                else cuts.get(b.step or "", DEFAULT_CUT) - b.score for b in blocks]
+        return confidences(blocks, self.cuts)
 
     def keys(self, page: "Page") -> PageKeys:
         """The page's keys (``pagekeys``), as this learner reads them."""
-        return page_keys(page, structural=self.structural,
-                         confidences=self.confidences(page.blocks),
+        return page_keys(page, structural=self.structural, cuts=self.cuts,
                          confident=self.confident_margin)
 
     def apply(self, page: "Page", model: SiteModel | None,
-              supervised: list[bool] | None = None, keys: PageKeys | None = None) -> PageLesson:
+              supervised: list[bool] | None = None, keys: PageKeys | None = None, *,
+              relabel: bool = True) -> PageLesson:
         """Relabel the page's blocks with what the site taught; return the page's lesson.
 
         ``keys``: the page's keys from ``keys(page)`` with the same generic labels
         (the site step's second run on a page held in its site's warm-up).
+        ``relabel=False``: the lesson alone, the blocks left as they are (a page
+        held in its warm-up: ``SiteStep.lesson``); what it teaches does not
+        depend on the relabelling (a block a rule relabels teaches only as
+        template, whose text is the same either way), but its counts of
+        relabelled blocks (``template``, ``settled``, ``voted``) stay 0 and the
+        classifier scores nothing.
+
+        The rules visit only the blocks they can change (template candidates,
+        and the ambiguous blocks when a container or the classifier may settle
+        them); what the page teaches is its sure blocks (``PageKeys.sure_content``,
+        ``sure_boilerplate``) but for those the rules took, and its template blocks.
         """
         blocks = page.blocks
         keys = keys if keys is not None else self.keys(page)
-        places = keys.places
         lesson = PageLesson(keys)
-        budget = {KEEP: MAX_TRAIN_CHARS, DISCARD: MAX_TRAIN_CHARS}
-
-        def teach(category: str, text: str) -> None:
-            left = budget[category]
-            if left > 0:
-                lesson.examples[category].append(text[:left])
-                budget[category] = left - len(text)
-
         if supervised is not None:
             lesson.supervised = True
-            for b, keep in zip(page.blocks, supervised):
-                b.set_label(CONTENT if keep else BOILERPLATE, float(keep), SUPERVISED_STEP)
-                b.site_reason = SiteReason(SUPERVISED_STEP)
-                teach(KEEP if keep else DISCARD, b.text)
+            if relabel:
+                for b, keep in zip(blocks, supervised):
+                    b.set_label(CONTENT if keep else BOILERPLATE, float(keep), SUPERVISED_STEP)
+                    b.site_reason = SiteReason(SUPERVISED_STEP)
+            kept = [bool(keep) for _, keep in zip(blocks, supervised)]
+            lesson.examples = {KEEP: _taught(blocks, [i for i, keep in enumerate(kept) if keep]),
+                               DISCARD: _taught(blocks, [i for i, keep in enumerate(kept)
+                                                         if not keep])}
             return lesson
         if model is None:
             return lesson
@@ -239,112 +249,146 @@ class SiteLearner:
         if threshold == float("inf") and not model.fingerprints and not voting:
             # Nothing learned can apply yet (a fresh site's warm-up pages are all labelled
             # so): no template, container or vote, and no near-copy of a page never seen.
-            # The lesson is what the loop below would teach then, at a fraction of its cost,
-            # and no block is read once both budgets are spent.
-            confident = self.confident_margin
-            for b, conf in zip(blocks, keys.confidences):
-                if conf >= confident:
-                    teach(KEEP if b.label == CONTENT else DISCARD, b.text)
-                    if budget[KEEP] <= 0 and budget[DISCARD] <= 0:
-                        break
+            lesson.examples = {KEEP: _taught(blocks, keys.sure_content),
+                               DISCARD: _taught(blocks, keys.sure_boilerplate)}
             return lesson
-        lesson.duplicate = self._near_copy(page, model, keys.fingerprints)
-        in_page = Counter(keys.fingerprints)
-        # A pattern repeated within the page ("(133) reviews, 4.6 out of 5 stars" or
-        # "$6.85" once digits are folded) is a list's items, not the site's template.
-        structures = model.structures
-        template = [(model.fingerprints.get(fp, 0) >= threshold
-                     or (key and structures.get(key, 0) >= threshold))
-                    and in_page[fp] < MAX_REPEATS_IN_PAGE and not _spec_cell(b)
-                    for b, fp, key in zip(blocks, keys.fingerprints,
-                                          keys.structures or [0] * len(blocks))]
-        content = sum(b.text_chars for b in page.blocks if b.is_content)
-        if not lesson.duplicate and self._too_much(page, template, content):
+        lesson.duplicate = self._near_copy(page, model, keys.longest)
+        template = self._template(blocks, keys, model, threshold)
+        content = keys.content_chars
+        if not lesson.duplicate and self._too_much(blocks, template, content):
             lesson.duplicate = True
         # On a near-copy or a page with almost no content, the template takes no content.
         keep_content = lesson.duplicate or content < MIN_CONTENT_CHARS
-        for i in range(len(blocks) - 1):
-            if template[i] and _titles(blocks[i], blocks[i + 1], template[i + 1]):
-                template[i] = False
+        taken = set(template)
+        last = len(blocks) - 1
+        # A title's test reads whether the next block was found template (its own test comes later).
+        template = [i for i in template
+                    if not (i < last and _titles(blocks[i], blocks[i + 1], i + 1 in taken))]
+        if keep_content:
+            template = [i for i in template if not blocks[i].is_content]
         everywhere = voting and (model.supervised > 0 or not self.vote_needs_supervision)
         place = model.container(max(threshold, CONTAINER_MIN_PAGES)) if self.use_container else None
-        where = self._container_sides(places, place) if place else None
-        settled_by = SiteReason(CONTAINER_STEP, model.containers.get(place, 0) if place else 0,
-                                model.pages)
+        where = self._container_sides(keys.places, place, content) if place else None
         # Unsupervised, it votes on a page that uses the container most of the site's pages share.
         shared = (voting and not everywhere and self.vote_on_shared_template and where is not None
                   and model.containers[place] >= SHARED_TEMPLATE_SHARE * model.pages)
-        for i, (b, fp, is_template, conf) in enumerate(zip(blocks, keys.fingerprints, template,
-                                                            keys.confidences)):
-            if is_template and not (keep_content and b.is_content):
+        # Decided before any block is relabelled: each rule reads the generic labels.
+        untaught = set(template)
+        if where or everywhere or shared:
+            untaught.update(self._ambiguous(page, keys, model, untaught, place, where,
+                                            everywhere, shared, lesson, relabel))
+        if relabel:
+            fingerprints, structures, keyed = model.fingerprints, model.structures, keys.structures
+            for i in template:
+                b = blocks[i]
                 b.set_label(BOILERPLATE, 0.0, TEMPLATE_STEP)
-                seen = max(model.fingerprints.get(fp, 0),
-                           model.structures.get(keys.structures[i], 0) if keys.structures else 0)
+                seen = max(fingerprints.get(keys.fingerprints[i], 0),
+                           structures.get(keyed[i], 0) if keyed else 0)
                 b.site_reason = SiteReason(TEMPLATE_STEP, seen, model.pages)
-                lesson.template += 1
-                teach(DISCARD, b.text)
-                continue
-            side = where[i] if where else None
-            if conf < self.ambiguous_margin and side and self._settle(b, side, settled_by):
-                lesson.settled += 1
-                continue
-            can_vote = everywhere or (shared and b.is_content and not b.is_heading)
-            if can_vote and conf < self.ambiguous_margin and (b.is_content or self.vote_to_content):
-                verdict = clf.classify(b.text)
-                if abs(verdict.log_odds) >= self.vote_bits * len(b.text) and (
-                        everywhere or verdict.category != KEEP):
-                    b.set_label(CONTENT if verdict.category == KEEP else BOILERPLATE,
-                                verdict.p_keep, NGRAM_STEP)
-                    b.site_reason = SiteReason(NGRAM_STEP, bits=verdict.log_odds)
-                    lesson.voted += 1
-            elif conf >= self.confident_margin:
-                teach(KEEP if b.is_content else DISCARD, b.text)
+            lesson.template = len(template)
+        sure_content, discard = keys.sure_content, keys.sure_boilerplate
+        if untaught:
+            sure_content = [i for i in sure_content if i not in untaught]
+            discard = sorted(template + [i for i in discard if i not in untaught])
+        lesson.examples = {KEEP: _taught(blocks, sure_content), DISCARD: _taught(blocks, discard)}
         return lesson
 
     @staticmethod
-    def _container_sides(places: Places, place: str) -> list[str | None] | None:
+    def _template(blocks: Sequence[Block], keys: PageKeys, model: SiteModel,
+                  threshold: float) -> list[int]:
+        """The blocks (indices, in order) whose fingerprint or structural key is on ``threshold``
+        of the site's pages, but for list items and spec cells (rule 2)."""
+        get, structures = model.fingerprints.get, model.structures
+        fps = keys.fingerprints
+        if keys.structures:
+            found = [i for i, (fp, key) in enumerate(zip(fps, keys.structures))
+                     if get(fp, 0) >= threshold or (key and structures.get(key, 0) >= threshold)]
+        else:
+            found = [i for i, fp in enumerate(fps) if get(fp, 0) >= threshold]
+        if not found:
+            return found
+        # A pattern repeated within the page ("(133) reviews, 4.6 out of 5 stars" or
+        # "$6.85" once digits are folded) is a list's items, not the site's template.
+        in_page = Counter(fps)
+        return [i for i in found
+                if in_page[fps[i]] < MAX_REPEATS_IN_PAGE and not _spec_cell(blocks[i])]
+
+    def _ambiguous(self, page: "Page", keys: PageKeys, model: SiteModel, template: set[int],
+                   place: str | None, where: "list[str | None] | None", everywhere: bool,
+                   shared: bool, lesson: PageLesson, relabel: bool) -> list[int]:
+        """Rules 3 and 4 on the ambiguous blocks outside the ``template``; the blocks they
+        took (settled, or put to the classifier), which teach nothing."""
+        blocks, taken = page.blocks, []
+        settled_by = SiteReason(CONTAINER_STEP, model.containers.get(place, 0) if place else 0,
+                                model.pages)
+        clf, ambiguous = model.classifier, self.ambiguous_margin
+        for i, conf in enumerate(keys.confidences):
+            if conf >= ambiguous or i in template:
+                continue
+            b = blocks[i]
+            side = where[i] if where else None
+            label = self._settled(b, side) if side else None
+            if label is not None:
+                taken.append(i)
+                if relabel:
+                    b.set_label(label, float(label == CONTENT), CONTAINER_STEP)
+                    b.site_reason = settled_by
+                    lesson.settled += 1
+                continue
+            can_vote = everywhere or (shared and b.is_content and not b.is_heading)
+            if not (can_vote and (b.is_content or self.vote_to_content)):
+                continue
+            taken.append(i)
+            if not relabel:
+                continue
+            verdict = clf.classify(b.text)
+            if abs(verdict.log_odds) >= self.vote_bits * len(b.text) and (
+                    everywhere or verdict.category != KEEP):
+                b.set_label(CONTENT if verdict.category == KEEP else BOILERPLATE,
+                            verdict.p_keep, NGRAM_STEP)
+                b.site_reason = SiteReason(NGRAM_STEP, bits=verdict.log_odds)
+                lesson.voted += 1
+        return taken
+
+    @staticmethod
+    def _container_sides(places: Places, place: str, content: int) -> list[str | None] | None:
         """Each block's side of the container at ``place`` (``INSIDE``, ``OUTSIDE``, None:
-        near it or cannot tell), or None when the page does not use it."""
+        near it or cannot tell), or None when the page does not use it; ``content``: the
+        page's content characters."""
         parent = place.rsplit("/", 1)[0]
         inside = [places.inside(i, place) for i in range(len(places.blocks))]
         blocks = places.blocks
-        content = sum(b.text_chars for b in blocks if b.is_content)
         held = sum(b.text_chars for b, into in zip(blocks, inside) if into and b.is_content)
         if content <= 0 or held < CONTAINER_PAGE_SHARE * content:
             return None
         return [INSIDE if into else None if into is None or places.inside(i, parent) else OUTSIDE
                 for i, into in enumerate(inside)]
 
-    def _settle(self, b: Block, side: str, reason: SiteReason) -> bool:
-        """Rule 3 on one ambiguous block; whether it relabelled it."""
+    def _settled(self, b: Block, side: str) -> str | None:
+        """Rule 3 on one ambiguous block: the label it gives it, or None."""
         if side == OUTSIDE and b.is_content:
-            label = BOILERPLATE
-        elif side == INSIDE and not b.is_content and self.container_to_content:
-            label = CONTENT
-        else:
-            return False
-        b.set_label(label, float(label == CONTENT), CONTAINER_STEP)
-        b.site_reason = reason
-        return True
+            return BOILERPLATE
+        if side == INSIDE and not b.is_content and self.container_to_content:
+            return CONTENT
+        return None
 
     @staticmethod
-    def _near_copy(page: "Page", model: SiteModel, fingerprints: list[int]) -> bool:
+    def _near_copy(page: "Page", model: SiteModel, longest: list[int]) -> bool:
         """A page at a new URL whose longest content blocks the site has all counted already.
 
-        The ``DUPLICATE_BLOCKS`` longest (not just the longest, which may be a
-        long template footer the generic steps kept) must all have been seen.
+        The ``pagekeys.DUPLICATE_BLOCKS`` longest (not just the longest, which may
+        be a long template footer the generic steps kept), ``longest`` their
+        fingerprints (``PageKeys.longest``), must all have been seen.
         """
         if model.seen_url(page.url):
             return False
-        longest = sorted(((b.text_chars, fp) for b, fp in zip(page.blocks, fingerprints)
-                          if b.is_content and b.text_chars >= DUPLICATE_MIN_CHARS), reverse=True)
-        top = longest[:DUPLICATE_BLOCKS]
-        return bool(top) and all(fp in model.fingerprints for _, fp in top)
+        return bool(longest) and all(fp in model.fingerprints for fp in longest)
 
     @staticmethod
-    def _too_much(page: "Page", template: list[bool], content: int) -> bool:
-        """Whether the template would take over ``MAX_TEMPLATE_CUT`` of the ``content`` characters."""
-        cut = sum(b.text_chars for b, t in zip(page.blocks, template) if t and b.is_content)
+    def _too_much(blocks: Sequence[Block], template: list[int], content: int) -> bool:
+        """Whether the ``template`` blocks would take over ``MAX_TEMPLATE_CUT`` of the
+        ``content`` characters."""
+        cut = sum(blocks[i].text_chars for i in template if blocks[i].is_content)
         return content > 0 and cut > MAX_TEMPLATE_CUT * content
 
     @staticmethod

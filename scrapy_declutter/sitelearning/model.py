@@ -141,8 +141,13 @@ def fingerprints(texts: Sequence[str]) -> list[int]:
             for text in texts]
 
 
+#: ``hash_text`` in C where compiled (the same hashes): a page's URL is hashed up to three
+#: times, and ``hashlib``'s object and digest cost more than the hash.
+_hash_text: Callable[[str], int] = _compiled.hash_text if _compiled else hash_text
+
+
 def url_hash(url: str) -> int:
-    return hash_text(url)
+    return _hash_text(url)
 
 
 def _capped(counts: dict[int, int]) -> dict[int, int]:
@@ -211,11 +216,10 @@ class SiteModel:
         get = known.get
         for fp in set(fingerprints):
             known[fp] = get(fp, 0) + 1
-        counts, seen = self.structures, {0}
-        for key in structures:
-            if key in seen:
+        counts = self.structures
+        for key in dict.fromkeys(structures):  # each once, in order; most blocks have none (0)
+            if not key:
                 continue
-            seen.add(key)
             n = counts[key] = counts.get(key, 0) + 1
             if n == MIN_TEMPLATE_PAGES and samples and key in samples \
                     and key not in self.examples and len(self.examples) < MAX_EXAMPLES:

@@ -3,9 +3,9 @@
 A page's block fingerprints, structural keys, places and content containers
 depend on its blocks and on the generic steps' labels only, never on what
 the site has learned. A page held in its site's warm-up (``warmup``) runs the
-site step twice, once when held and once at release, from the same generic
-labels (``HeldPage.relabel_generic`` puts them back): computing these keys
-both times was a third of what site learning cost a crawl of 10-page sites.
+site step twice, once when held (for its lesson alone) and once at release, on
+the same generic labels: computing these keys both times was a third of what
+site learning cost a crawl of 10-page sites.
 So the site step keeps them on the page, in the slot ``PAGE_KEYS``, and the
 second run reads them back.
 
@@ -19,8 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from importlib import import_module
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping, Sequence
 
+from ..blocks import CONTENT
 from ..page import Slot
 from .model import fingerprints
 from .places import Places, containers, folded_hash, keyed_at
@@ -36,6 +37,12 @@ STRUCTURE_MAX_LINKS = 0.5
 CONTAINER_SHARE = 0.8
 #: A page teaches no container with fewer confident content characters than this.
 CONTAINER_MIN_CHARS = 400
+#: The score that separates content from boilerplate for a step that publishes none.
+DEFAULT_CUT = 0.5
+#: Content blocks at least this long identify a near-copy (``SiteLearner._near_copy``).
+DUPLICATE_MIN_CHARS = 100
+#: How many of a page's longest content blocks must all be known for it to be a near-copy.
+DUPLICATE_BLOCKS = 3
 
 
 @dataclass
@@ -55,6 +62,16 @@ class PageKeys:
     #: How sure the generic steps were of each block's label (``SiteLearner.confidence``),
     #: in order: the rules read it for every block, on both runs of a held page.
     confidences: list[float] = field(default_factory=list)
+    #: The blocks the generic steps labelled content, and those they labelled boilerplate,
+    #: with confidence (at least ``confident``), in order: what the page teaches its
+    #: classifier, but for the blocks the site's rules relabel (``SiteLearner.apply``).
+    sure_content: list[int] = field(default_factory=list)
+    sure_boilerplate: list[int] = field(default_factory=list)
+    #: Characters of the blocks the generic steps labelled content.
+    content_chars: int = 0
+    #: Fingerprints of its ``DUPLICATE_BLOCKS`` longest content blocks of at least
+    #: ``DUPLICATE_MIN_CHARS`` (longest first, a larger fingerprint first among equals).
+    longest: list[int] = field(default_factory=list)
 
 
 #: The page's keys, put there by the site step the first time it labels the page.
@@ -67,20 +84,26 @@ except ImportError:  # built without a compiler: the loops below
     _compiled = None
 
 
-def page_keys(page: "Page", *, structural: bool, confidences: list[float],
+def confidences(blocks: Sequence["Block"], cuts: Mapping[str, float]) -> list[float]:
+    """How sure the generic steps were of each block's label: how far its score is past its
+    step's cut (``cuts[step]``, else ``DEFAULT_CUT``: a probability-like score), on the side
+    of its label."""
+    return [b.score - cuts.get(b.step or "", DEFAULT_CUT) if b.label == CONTENT
+            else cuts.get(b.step or "", DEFAULT_CUT) - b.score for b in blocks]
+
+
+def page_keys(page: "Page", *, structural: bool, cuts: dict[str, float],
               confident: float) -> PageKeys:
-    """The page's keys; ``confidences``: the generic steps' in each block's label, ``confident``
-    the least that makes a label sure (``python_page_keys``, in C where compiled)."""
+    """The page's keys; ``cuts``: the steps' cuts (``confidences``), ``confident`` the least
+    confidence that makes a label sure (``python_page_keys``, in C where compiled)."""
     if _compiled is None:
-        return python_page_keys(page, structural=structural, confidences=confidences,
-                                confident=confident)
+        return python_page_keys(page, structural=structural, cuts=cuts, confident=confident)
     places = Places(page.blocks)
-    fps, structures, samples, found = _compiled.page_key_lists(
-        page.blocks, confidences, confident, structural, places._memo)
-    return PageKeys(places, fps, structures, samples, found, confidences)
+    return PageKeys(places, *_compiled.page_key_lists(page.blocks, cuts, confident, structural,
+                                                      places._memo))
 
 
-def python_page_keys(page: "Page", *, structural: bool, confidences: list[float],
+def python_page_keys(page: "Page", *, structural: bool, cuts: dict[str, float],
                      confident: float) -> PageKeys:
     """``page_keys`` in Python: the reference of ``_pagekeys.page_key_lists``.
 
@@ -90,7 +113,8 @@ def python_page_keys(page: "Page", *, structural: bool, confidences: list[float]
     """
     blocks = page.blocks
     places = Places(blocks)
-    keys = PageKeys(places, fingerprints([b.text for b in blocks]), confidences=confidences)
+    how_sure = confidences(blocks, cuts)
+    keys = PageKeys(places, fingerprints([b.text for b in blocks]), confidences=how_sure)
     if structural:
         keys.structures = [0] * len(blocks)
         for i, b in enumerate(blocks):
@@ -102,6 +126,14 @@ def python_page_keys(page: "Page", *, structural: bool, confidences: list[float]
                     keys.samples[key] = (b.text, path)
     keys.containers = containers(places, [
         b.text_chars if c >= confident and b.is_content else 0
-        for b, c in zip(blocks, confidences)],
+        for b, c in zip(blocks, how_sure)],
         share=CONTAINER_SHARE, min_total=CONTAINER_MIN_CHARS)
+    keys.sure_content = [i for i, c in enumerate(how_sure)
+                         if c >= confident and blocks[i].is_content]
+    keys.sure_boilerplate = [i for i, c in enumerate(how_sure)
+                             if c >= confident and not blocks[i].is_content]
+    keys.content_chars = sum(b.text_chars for b in blocks if b.is_content)
+    longest = sorted(((b.text_chars, fp) for b, fp in zip(blocks, keys.fingerprints)
+                      if b.is_content and b.text_chars >= DUPLICATE_MIN_CHARS), reverse=True)
+    keys.longest = [fp for _, fp in longest[:DUPLICATE_BLOCKS]]
     return keys

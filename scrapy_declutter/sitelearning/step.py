@@ -73,11 +73,26 @@ class SiteStep(Step):
         if self.seed:
             self._seed_vote(page, model.classifier)
         elif page.blocks:
-            keys = page.get(PAGE_KEYS)  # there when the page was labelled before (a warm-up)
-            if keys is None:
-                keys = self.learner.keys(page)
-                page.put(PAGE_KEYS, keys)
-            page.put(SITE_LESSON, self.learner.apply(page, model, self.supervision(page), keys))
+            self._apply(page, model, relabel=True)
+
+    def lesson(self, page: "Page") -> PageLesson | None:
+        """What the page teaches its site (also put in its ``SITE_LESSON``), its labels left
+        as the steps before gave them: a page held in its site's warm-up is labelled at
+        release, by ``process``, so labelling it when held too was work thrown away. None
+        when ``process`` would leave no lesson."""
+        model = page.get(SITE_MODEL)
+        if model is None or self.seed or not page.blocks:
+            return None
+        return self._apply(page, model, relabel=False)
+
+    def _apply(self, page: "Page", model: SiteModel, *, relabel: bool) -> PageLesson:
+        keys = page.get(PAGE_KEYS)  # there when the page was read before (a warm-up)
+        if keys is None:
+            keys = self.learner.keys(page)
+            page.put(PAGE_KEYS, keys)
+        lesson = self.learner.apply(page, model, self.supervision(page), keys, relabel=relabel)
+        page.put(SITE_LESSON, lesson)
+        return lesson
 
     @property
     def reads_tree(self) -> bool:

@@ -2,14 +2,14 @@
 
 Learning as it goes, page N is labelled with what pages 1..N-1 taught, so
 the same crawl gave different text when responses arrived in another order.
-During a site's warm-up ``Declutter`` runs each page's generic steps and the
-site step with the model as it was when the warm-up began, and holds the page
-(its generic labels kept here) without learning from it. When the site has
-``pages`` pages held, or the caller releases it (end of input, spider idle or
-close), every held lesson is learned, in any order (the model's counts are
-sums), and each held page is relabelled from its generic labels with the
-model learned from all of them. Pages after the warm-up use the model as it
-stands, as before.
+During a site's warm-up ``Declutter`` runs each page's generic steps, takes
+its lesson with the model as it was when the warm-up began (``SiteStep.lesson``,
+which leaves the generic labels as they are), and holds the page without
+learning from it. When the site has ``pages`` pages held, or the caller
+releases it (end of input, spider idle or close), every held lesson is
+learned, in any order (the model's counts are sums), and the site step
+labels each held page with the model learned from all of them. Pages after
+the warm-up use the model as it stands, as before.
 
 Held pages keep their blocks in memory, so the number held across all sites
 is bounded (``max_held``): past it, the site whose warm-up began first is
@@ -39,9 +39,6 @@ if TYPE_CHECKING:
 #: room for 8 sites warming up at once.
 MAX_HELD_PAGES = 64
 
-#: One block's label as the generic steps left it: label, score, step, trail length.
-Label = tuple[str, float, "str | None", int]
-
 
 @dataclass(frozen=True)
 class Released:
@@ -53,18 +50,17 @@ class Released:
 
 @dataclass
 class HeldPage:
-    """A page in its site's warm-up: its generic labels and what it teaches."""
+    """A page in its site's warm-up, labelled by the generic steps, and what it teaches."""
 
     key: Any
     page: Page
-    labels: list[Label]
     lesson: PageLesson
 
     def drop_tree(self) -> None:
         """Let the page's parsed tree go while the page waits for its site's warm-up to end.
 
-        Safe when nothing at release reads the tree: relabelling runs the site
-        step, which reads blocks (their text, labels and the page's lesson)
+        Safe when nothing at release reads the tree: labelling the page runs the
+        site step, which reads blocks (their text, labels and the page's lesson)
         and the tree only for the user's labels (a content selector or
         markers, so ``Declutter`` keeps the tree then); the Result's text,
         blocks, title and language come from the page, not the tree. Only
@@ -84,23 +80,10 @@ class HeldPage:
             result.root = None
         return result
 
-    def relabel_generic(self) -> Page:
-        """Put the generic steps' labels back on the page's blocks, before the site step reruns."""
-        for block, (label, score, step, trail) in zip(self.page.blocks, self.labels):
-            block.label, block.score, block.step = label, score, step
-            block.site_reason = None
-            block.trail = block.trail[:trail]
-        return self.page
-
 
 #: What a held page that let its tree go holds instead: one shared empty ``<html/>``
 #: (nothing reads it, see ``HeldPage.drop_tree``; a Page never mutates its tree).
 _NO_TREE = empty_root()
-
-
-def generic_labels(page: Page) -> list[Label]:
-    """The labels the generic steps gave, so the site step can be run again from them."""
-    return [(b.label, b.score, b.step, len(b.trail)) for b in page.blocks]
 
 
 class WarmUps:
