@@ -79,7 +79,8 @@ class DeclutterMiddleware(CrawlComponent):
             return "non_html"
         if not 200 <= response.status < 300:
             return "status"
-        if not response.body.strip():
+        body = response.body
+        if not body or body.isspace():  # ``not body.strip()``, without copying the body
             return "empty"
         return ""
 
