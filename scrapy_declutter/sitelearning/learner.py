@@ -236,10 +236,9 @@ class SiteLearner:
                 for b, keep in zip(blocks, supervised):
                     b.set_label(CONTENT if keep else BOILERPLATE, float(keep), SUPERVISED_STEP)
                     b.site_reason = SiteReason(SUPERVISED_STEP)
-            kept = [bool(keep) for _, keep in zip(blocks, supervised)]
-            lesson.examples = {KEEP: _taught(blocks, [i for i, keep in enumerate(kept) if keep]),
-                               DISCARD: _taught(blocks, [i for i, keep in enumerate(kept)
-                                                         if not keep])}
+            at = range(min(len(blocks), len(supervised)))
+            lesson.examples = {KEEP: _taught(blocks, [i for i in at if supervised[i]]),
+                               DISCARD: _taught(blocks, [i for i in at if not supervised[i]])}
             return lesson
         if model is None:
             return lesson
