@@ -1,6 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 """A page's text as UTF-8 bytes, for the parser (``page.parse_html``): ``str.encode("utf-8")``
-with the ASCII runs of wide text copied sixteen characters at a time.
+with the ASCII runs of wide text copied sixteen characters at a time; and whether a page's
+bytes are valid UTF-8 (``is_utf8``), when the parser can take them as they are.
 
 A page with one character beyond Latin-1 (a curly quote, a dash) is held by
 Python two bytes a character, and CPython's encoder then takes every
@@ -20,7 +21,8 @@ which raises its error as before.
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_DECREF, Py_INCREF
-from libc.stdint cimport uint8_t, uint16_t, uint32_t
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcpy
 
 from scrapy_declutter._chars cimport put_utf8
 
@@ -136,3 +138,61 @@ def utf8(str text):
     encoded = <object>body
     Py_DECREF(encoded)
     return encoded
+
+
+cdef bint _valid(const uint8_t* s, Py_ssize_t n) noexcept nogil:
+    """Whether the ``n`` bytes at ``s`` are UTF-8 as CPython's strict decoder takes it
+    (RFC 3629's table: no overlong form, no surrogate, nothing past U+10FFFF), eight
+    ASCII bytes at a time."""
+    cdef Py_ssize_t i = 0, k, length
+    cdef uint8_t c, low, high
+    cdef uint64_t word
+    while i < n:
+        if i + 8 <= n:
+            memcpy(&word, s + i, 8)
+            if word & 0x8080808080808080ULL == 0:
+                i += 8
+                continue
+        c = s[i]
+        if c < 0x80:
+            i += 1
+            continue
+        # The sequence's length, and the range of its second byte: narrower than a
+        # continuation byte's after E0 and F0 (overlong), ED (surrogates) and F4 (past U+10FFFF).
+        if c < 0xC2 or c > 0xF4:
+            return False
+        low, high = 0x80, 0xBF
+        if c < 0xE0:
+            length = 2
+        elif c < 0xF0:
+            length = 3
+            if c == 0xE0:
+                low = 0xA0
+            elif c == 0xED:
+                high = 0x9F
+        else:
+            length = 4
+            if c == 0xF0:
+                low = 0x90
+            elif c == 0xF4:
+                high = 0x8F
+        if i + length > n or not low <= s[i + 1] <= high:
+            return False
+        for k in range(i + 2, i + length):
+            if s[k] & 0xC0 != 0x80:
+                return False
+        i += length
+    return True
+
+
+def is_utf8(bytes body):
+    """Whether ``body.decode("utf-8")`` succeeds, without making the text: a page whose
+    bytes are UTF-8 goes to the parser as it came (``page.parse_utf8``), where decoding
+    it and encoding the text again gives the same bytes at the cost of two passes and
+    a text of up to four bytes a character."""
+    cdef const uint8_t* data = <const uint8_t*>PyBytes_AS_STRING(body)
+    cdef Py_ssize_t n = len(body)
+    cdef bint valid
+    with nogil:
+        valid = _valid(data, n)
+    return valid

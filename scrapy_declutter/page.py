@@ -7,7 +7,9 @@ tree. Only the element classes differ: plain
 ``etree.HTMLParser`` skips ``lxml.html``'s per-element class lookup, which
 cost a tenth of the segmentation walk and which nothing here uses.
 Bytes are decoded with w3lib's browser-like rules (BOM, HTTP header, meta
-charset, then UTF-8), the rules Scrapy itself applies to ``response.text``.
+charset, then UTF-8), the rules Scrapy itself applies to ``response.text``;
+bytes those rules read as valid UTF-8 (most pages) reach the parser as they
+came (``parse_utf8``), the bytes the decoded text would have been encoded to.
 
 Every way in ends in ``Page.from_tree``: ``from_html`` (``extract()``,
 ``Declutter``) parses and calls it, the Scrapy components hand it
@@ -34,7 +36,7 @@ from .language import (DEFAULT_LANGUAGE, declared_language, page_language,
                        page_stopword_counts, set_stopword_fields, stoplist)
 from .limits import DAMAGED_HEAD, DEFAULT_LIMITS, NO_TEXT, TOO_DEEP, Limits, empty_root, log_reason
 from .salvage import body_from_head, closed_title, flatten, whole_document
-from .sniff import decode_html
+from .sniff import decode_html, decodes_as_utf8
 from .treefacts import TreeFacts, tree_facts
 
 try:
@@ -72,27 +74,37 @@ def parse_html(text: str, base_url: str | None = None) -> etree._Element:
     stripped of surrounding whitespace and of NULs, as UTF-8 bytes, through a recovering
     ``HTMLParser`` with ``huge_tree``; ``base_url`` becomes the document's URL, as there.
 
-    The same bytes reach the same parser, found faster: parsel removes the NULs
-    from the text (``str.replace``, a loop per character on text beyond Latin-1,
-    a tenth of the parse) where here the UTF-8 bytes are searched for one
-    (``memchr``). A NUL is one byte of its own value in UTF-8 and no other
-    character has a zero byte, so dropping NULs before or after encoding gives
-    the same bytes. Likewise the surrounding whitespace is cut from the bytes
-    (``_strip_encoded``), not from the text. The text is encoded by ``_utf8`` where
-    the package was built with a compiler (``str.encode``'s bytes, the ASCII runs of
-    wide text copied sixteen characters at a time). Text that cannot be encoded (lone
-    surrogates) goes to parsel, which fails on it as before.
+    The same bytes reach the same parser (``parse_utf8``), found faster: the text is
+    encoded by ``_utf8`` where the package was built with a compiler (``str.encode``'s
+    bytes, the ASCII runs of wide text copied sixteen characters at a time), and the
+    whitespace and NULs are cut from the bytes, not from the text. Text that cannot be
+    encoded (lone surrogates) goes to parsel, which fails on it as before.
+    """
+    text = text or "<html/>"
+    try:
+        body = encode_utf8(text)
+    except UnicodeEncodeError:
+        return create_root_node(text, etree.HTMLParser, base_url=base_url)
+    return parse_utf8(body, base_url)
+
+
+def parse_utf8(body: bytes, base_url: str | None = None) -> etree._Element:
+    """``parse_html(body.decode("utf-8"), base_url)``, from the bytes: ``body`` must be
+    valid UTF-8 (``sniff.decodes_as_utf8`` tells a page's bytes that are), and the text
+    is never made.
+
+    parsel removes the NULs from the text (``str.replace``, a loop per character on text
+    beyond Latin-1, a tenth of the parse) where here the UTF-8 bytes are searched for
+    one (``memchr``). A NUL is one byte of its own value in UTF-8 and no other
+    character has a zero byte, so dropping NULs before or after encoding gives the same
+    bytes. Likewise the surrounding whitespace is cut from the bytes (``_strip_utf8``).
 
     One parser option differs from parsel's: ``collect_ids=False``. With it libxml2
     builds no table of ``id`` attributes (a twentieth of the parse); the table
     serves only XPath's ``id()`` and ``get_element_by_id``, which nothing here
     calls, and the elements, attributes and text are the same.
     """
-    text = text or "<html/>"
-    try:
-        body = _strip_encoded(text, encode_utf8(text))
-    except UnicodeEncodeError:
-        return create_root_node(text, etree.HTMLParser, base_url=base_url)
+    body = _strip_utf8(body)
     if b"\0" in body:
         body = body.replace(b"\0", b"")
     parser = etree.HTMLParser(recover=True, encoding="utf-8", huge_tree=True, collect_ids=False)
@@ -112,34 +124,34 @@ def encode_utf8(text: str) -> bytes:
     return text.encode("utf-8")
 
 
-#: Whitespace characters at one end of a text counted one by one; beyond, ``str.strip`` counts.
-_STRIP_SCAN = 64
+#: Bytes at either end of a body in which ``_strip_utf8`` looks for its whitespace; a body
+#: blank through one of them is decoded whole (rare: one copy).
+_STRIP_WINDOW = 256
 
 
-def _strip_encoded(text: str, body: bytes) -> bytes:
-    """``text.strip().encode("utf-8")``, given ``body``, the UTF-8 bytes of ``text``.
+def _strip_utf8(body: bytes) -> bytes:
+    """``body.decode("utf-8").strip().encode("utf-8")`` for valid UTF-8 ``body``.
 
     Half of the pages end in a newline, and ``str.strip`` then copies the whole
-    text, looking at every character again for the narrowest kind that holds
-    the copy: a tenth of the parse on text beyond Latin-1. Here the whitespace
-    at either end (``str.isspace``, ``str.strip``'s rule) is counted in the
-    text and its UTF-8 length cut from the bytes, a plain memory copy.
+    text, looking at every character again for the narrowest kind that holds the
+    copy. Here only the ends are decoded (a character cut by a window's edge is
+    dropped by ``"ignore"``, and no whitespace character is), the whitespace counted
+    there (``str.strip``'s rule, ``str.isspace``: NBSP, U+3000 and the ASCII separators
+    included), and its UTF-8 length cut from the bytes, a plain memory copy.
     """
-    n = len(text)
-    lead = 0
-    while lead < n and lead < _STRIP_SCAN and text[lead].isspace():
-        lead += 1
-    if lead == _STRIP_SCAN:  # a long run: counted by ``lstrip`` (rare, one copy)
-        lead = n - len(text.lstrip())
-    trail = 0
-    while trail < n - lead and trail < _STRIP_SCAN and text[n - 1 - trail].isspace():
-        trail += 1
-    if trail == _STRIP_SCAN:
-        trail = n - lead - len(text[lead:].rstrip())
+    head = body[:_STRIP_WINDOW].decode("utf-8", "ignore")
+    tail = body[-_STRIP_WINDOW:].decode("utf-8", "ignore")
+    kept_head, kept_tail = head.lstrip(), tail.rstrip()
+    if len(body) > _STRIP_WINDOW and not (kept_head and kept_tail):
+        return body.decode("utf-8").strip().encode("utf-8")
+    if not kept_head:  # blank, and shorter than a window
+        return b""
+    lead = len(head) - len(kept_head)
+    trail = len(tail) - len(kept_tail)
     if not lead and not trail:
         return body
-    start = len(text[:lead].encode("utf-8"))
-    end = len(body) - len(text[n - trail:].encode("utf-8"))
+    start = len(head[:lead].encode("utf-8"))
+    end = len(body) - len(tail[len(tail) - trail:].encode("utf-8"))
     return body[start:end]
 
 
@@ -312,6 +324,10 @@ class Page:
         refused = cls.refused(html, url, content_type=content_type, limits=limits)
         if refused is not None:
             return refused
+        if isinstance(html, bytes) and decodes_as_utf8(html, content_type):
+            body = html
+            return cls.from_tree(parse_utf8(body), url, source=lambda: body.decode("utf-8"),
+                                 limits=limits)
         text = decode_html(html, content_type) if isinstance(html, bytes) else html
         return cls.from_tree(parse_html(text), url, source=text, limits=limits)
 

@@ -134,11 +134,16 @@ def test_parse_html_builds_the_tree_parsel_builds(text):
 @pytest.mark.parametrize("text", PARSEL_CASES + (
     "x", " ", "\u3000a\u2003", "\x1c\x1d\x1e\x1f\x85a\x85", " " * 63 + "a" + "\n" * 64,
     "\u2003" * 64 + "é" + " \u00a0" * 70, " " * 200, "\U0001F600 ", "a\u200b",
+    # Runs that end at, cross or fill the window of bytes looked at (256), a character
+    # cut by the window's edge, and bodies shorter and longer than one or two windows.
+    " " * 255 + "é" + " " * 300, " " * 256 + "a", "a" + " " * 256, "\u3000" * 85 + "\u2003a",
+    " " * 200 + "a" + " " * 200, "é" * 200 + " ", " " * 254 + "\U0001F600", " " * 600,
+    "\n" * 300 + "<p>x</p>" + "\u00a0" * 300, "a" + "é" * 127 + " ",
 ))
 def test_whitespace_is_cut_from_the_bytes_as_str_strip_cuts_it(text):
-    from scrapy_declutter.page import _strip_encoded
+    from scrapy_declutter.page import _strip_utf8
 
-    assert _strip_encoded(text, text.encode("utf-8")) == text.strip().encode("utf-8")
+    assert _strip_utf8(text.encode("utf-8")) == text.strip().encode("utf-8")
 
 
 @pytest.fixture
@@ -210,3 +215,63 @@ def test_a_lying_charset_is_repaired_with_one_parse_of_the_repaired_text(parses)
     result = _analyse(response)
     assert result.blocks[0].text == text
     assert len(parses) == 1  # the repaired text; Scrapy's garbled tree is never built
+
+
+#: (body, Content-Type) pairs around each rule of ``decode_html`` that ``decodes_as_utf8``
+#: must follow: BOMs, UTF-16 without one, a header over a meta, legacy charsets over ASCII
+#: and over UTF-8 bytes, invalid sequences, surrogates, and nothing declared.
+DECODING_CASES = (
+    ("<p>café ’</p>".encode(), None),
+    (b"<p>plain</p>", None),
+    ("\ufeff<p>naïve</p>".encode(), None),
+    ("<p>x</p>".encode("utf-16-le"), None),
+    ("<p>x</p>".encode("utf-16"), None),
+    ('<meta charset="iso-8859-1"><p>café</p>'.encode(), None),
+    ('<meta charset="iso-8859-1"><p>cafe</p>'.encode(), None),
+    ('<meta charset="iso-8859-1"><p>café</p>'.encode("latin-1"), None),
+    ("<p>café</p>".encode(), "text/html; charset=windows-1251"),
+    ("<p>café</p>".encode("latin-1"), "text/html; charset=utf-8"),
+    ('<meta charset="utf-8"><p>caf\xe9 \xe9t\xe9</p>'.encode("latin-1"), None),
+    ('<meta charset="utf-16"><p>x</p>'.encode(), None),
+    ('<meta charset="no-such-thing"><p>é</p>'.encode(), "text/html; charset=bogus"),
+    (b"<p>\xed\xa0\x80</p>", None),
+    (b"<p>\xef\xbf\xbd replaced</p>", None),
+    ("  \u3000<p>\x00x</p>\n\u00a0".encode(), None),
+)
+
+
+@pytest.mark.parametrize("body, content_type", DECODING_CASES + tuple(
+    (gzip.decompress(p.read_bytes()), None) for p in sorted(WCXB_SAMPLES.glob("*.html.gz"))))
+def test_a_body_said_to_decode_as_utf8_is_decoded_so_and_parses_to_the_same_tree(body, content_type):
+    from lxml import etree
+
+    from scrapy_declutter.page import parse_html, parse_utf8
+    from scrapy_declutter.sniff import _is_utf8, decodes_as_utf8
+
+    if _is_utf8 is None:
+        pytest.skip("built without a compiler: every body is decoded")
+    text = decode_html(body, content_type)
+    if not decodes_as_utf8(body, content_type):
+        assert text != body.decode("utf-8", "replace") or body.startswith(b"\xef\xbb\xbf") or (
+            body.isascii())  # a legacy charset over ASCII bytes: the same text, decoded
+        return
+    assert text == body.decode("utf-8")
+    assert etree.tostring(parse_utf8(body)) == etree.tostring(parse_html(text))
+
+
+def test_most_cases_take_the_bytes_and_the_rest_are_decoded():
+    from scrapy_declutter.sniff import _is_utf8, decodes_as_utf8
+
+    if _is_utf8 is None:
+        pytest.skip("built without a compiler: every body is decoded")
+    taken = [decodes_as_utf8(body, content_type) for body, content_type in DECODING_CASES]
+    assert taken == [True, True, False, False, False, True, False, False, True, False, False,
+                     False, True, False, True, True]
+
+
+def test_a_page_from_its_bytes_has_the_blocks_of_a_page_from_its_decoded_text():
+    for path in sorted(WCXB_SAMPLES.glob("*.html.gz")):
+        body = gzip.decompress(path.read_bytes())
+        ours, theirs = Page.from_html(body), Page.from_html(decode_html(body))
+        assert [(b.text, b.xpath) for b in ours.blocks] == [(b.text, b.xpath) for b in theirs.blocks]
+        assert ours.blocks and ours.title == theirs.title and ours.language == theirs.language

@@ -9,12 +9,15 @@ an error, and the rest of the crawl is analysed in-process.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from conftest import WCXB_SAMPLES
 from test_scrapy_crawl import CONTENT, crawl, feed, read_jsonl, site_url  # noqa: F401 (fixture)
 from test_scrapy_warmup import PAGES, orders
 
@@ -166,7 +169,24 @@ def test_a_started_worker_freezes_what_it_loaded_and_collects_less_often(tmp_pat
     assert gen0 == worker.GC_THRESHOLDS[0] != 700
 
 
-def test_a_worker_parses_as_scrapy_does_without_keeping_the_response_alive():
+#: Bodies (with a Content-Type) for the worker's two parses: UTF-8 declared, inferred and
+#: with a BOM; a ``<base>``, early and late; Latin-1 declared and lied about; ASCII with
+#: nothing declared (Scrapy: windows-1252).
+WORKER_BODIES = (
+    ('<html><head><meta charset="utf-8"><base href="/b/"></head><p>café ’</p>'.encode(), None),
+    ("<p>naïve</p>\n".encode(), None),
+    ("\ufeff<p>naïve</p>".encode(), None),
+    ("<p>café</p>".encode("latin-1"), "text/html; charset=iso-8859-1"),
+    ("<p>café</p>".encode(), "text/html; charset=iso-8859-1"),
+    ("<p>café</p>".encode("latin-1"), "text/html; charset=utf-8"),
+    (b"  <p>plain \x00text</p> ", None),
+    (("<p>" + "x" * 5000 + "</p><base href='/late/'>é").encode(), None),
+)
+
+
+@pytest.mark.parametrize("body, content_type", WORKER_BODIES + ((CONTENT_PAGE.read_bytes(), None),) + tuple(
+    (gzip.decompress(p.read_bytes()), None) for p in sorted(WCXB_SAMPLES.glob("*.html.gz"))[:8]))
+def test_a_worker_parses_as_scrapy_does_without_keeping_the_response_alive(body, content_type):
     import gc
     import weakref
 
@@ -174,14 +194,16 @@ def test_a_worker_parses_as_scrapy_does_without_keeping_the_response_alive():
     from scrapy.http import HtmlResponse
 
     from scrapy_declutter.integration.worker import _parsed
+    from scrapy_declutter.sniff import text_is_utf8
 
-    body = CONTENT_PAGE.read_bytes()
-    scrapys = HtmlResponse("http://example.com/a/", body=body).selector.root
+    headers = {"Content-Type": content_type} if content_type else None
+    scrapys = HtmlResponse("http://example.com/a/", body=body, headers=headers).selector.root
     gc.disable()
     try:
-        response = HtmlResponse("http://example.com/a/", body=body)
+        response = HtmlResponse("http://example.com/a/", body=body, headers=headers)
         alive = weakref.ref(response)
-        ours = _parsed(response)
+        utf8 = text_is_utf8(body, response.encoding)
+        ours = _parsed(response, utf8)
         del response
         # Scrapy's selector and its response refer to each other: a cycle only the collector
         # frees, with the page's tree. Ours is freed as soon as it is let go.
@@ -190,3 +212,16 @@ def test_a_worker_parses_as_scrapy_does_without_keeping_the_response_alive():
         gc.enable()
     assert etree.tostring(ours) == etree.tostring(scrapys)
     assert ours.getroottree().docinfo.URL == scrapys.getroottree().docinfo.URL
+
+
+def test_the_worker_takes_the_bytes_of_utf8_responses_and_decodes_the_rest():
+    from scrapy.http import HtmlResponse
+
+    from scrapy_declutter.sniff import _is_utf8, text_is_utf8
+
+    if _is_utf8 is None:
+        pytest.skip("built without a compiler: every body is decoded")
+    taken = [text_is_utf8(body, HtmlResponse("http://example.com/", body=body, headers=(
+        {"Content-Type": content_type} if content_type else None)).encoding)
+        for body, content_type in WORKER_BODIES]
+    assert taken == [True, True, False, False, False, False, False, True]

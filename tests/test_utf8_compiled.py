@@ -107,3 +107,51 @@ def test_the_plain_c_runs_take_and_copy_what_the_sse2_runs_do(tmp_path):
     assert outputs[0] == outputs[1] and len(lines) == 20000
     taken = sum(line.startswith("1") for line in lines)
     assert 0 < taken < len(lines)  # both answers were given
+
+
+def _decodes(body: bytes) -> bool:
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def test_is_utf8_answers_as_the_strict_decoder_on_every_two_byte_and_each_lead_of_four():
+    from scrapy_declutter._utf8 import is_utf8
+
+    pairs = [bytes((a, b)) for a in range(256) for b in range(256)]
+    # Every lead byte, every second byte, and third and fourth bytes at each edge of the
+    # continuation range: overlong forms, surrogates, past U+10FFFF, cut sequences.
+    edges = (0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF)
+    quads = [bytes((a, b, c, d)) for a in range(0xC0, 0x100) for b in range(256)
+             for c in edges for d in (0x41, 0x80, 0xBF, 0xC0)]
+    wrong = [body for body in pairs + quads if is_utf8(body) != _decodes(body)]
+    assert wrong == [] and len(pairs) + len(quads) > 600_000
+
+
+def test_is_utf8_finds_a_bad_byte_at_every_offset_of_the_ascii_words():
+    from scrapy_declutter._utf8 import is_utf8
+
+    rng = random.Random(23)
+    chars = "a<é’\u4e00\U0001f600"
+    bodies = []
+    for at in range(40):
+        for bad in (b"\x80", b"\xc3", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xff", b"\xe2\x80"):
+            for good in ("", "é", "\U0001f600"):
+                bodies.append(("x" * at + good).encode() + bad + b"y" * rng.randint(0, 20))
+                bodies.append(("x" * at + good + "y" * rng.randint(0, 20)).encode())
+    bodies += ["".join(rng.choice(chars) for _ in range(rng.randint(0, 60))).encode()[
+        rng.randint(0, 3):] for _ in range(5000)]
+    bodies += [bytes(rng.randrange(256) for _ in range(rng.randint(0, 12))) for _ in range(5000)]
+    assert [b for b in bodies if is_utf8(b) != _decodes(b)] == []
+    assert 0 < sum(map(is_utf8, bodies)) < len(bodies)
+
+
+@needs_shared
+def test_is_utf8_answers_as_the_strict_decoder_on_every_page_of_the_development_set():
+    from scrapy_declutter._utf8 import is_utf8
+
+    bodies = [gzip.decompress(p.read_bytes()) for p in sorted((SHARED_WCXB / "html").glob("*.html.gz"))]
+    assert [i for i, b in enumerate(bodies) if is_utf8(b) != _decodes(b)] == []
+    assert len(bodies) > 1000

@@ -64,6 +64,8 @@ pages it analyses, on the thread that analyses them.
         text: Callable[[], str],
         url: str | None,
         options: DeclutterOptions,
+        *,
+        utf8: bool = False,
     ) -> Page:
         """A page from a response, reusing the tree Scrapy parses for ``response.selector``.
 
@@ -74,12 +76,16 @@ pages it analyses, on the thread that analyses them.
         checked and parsed instead of it. A tree the parser cut short (nested
         too deep) is re-read flat from its text by ``Page.from_tree``, the one
         parse more it needs. ``root`` and ``text`` are callables so that only
-        what is needed gets parsed or decoded.
+        what is needed gets parsed or decoded: with ``utf8`` (the text is the body
+        read as UTF-8, ``sniff.text_is_utf8``) there is no charset to repair, and
+        the text is made only for such a re-read.
         """
         limits = _limits(options)
         refused = Page.refused(body, url, content_type=content_type, limits=limits)
         if refused is not None:
             return refused
+        if utf8:
+            return Page.from_tree(root(), url, source=text, limits=limits)
         decoded = text()
         repaired = redecoded(body, content_type, decoded)
         if repaired is not None:

@@ -34,7 +34,8 @@ import traceback
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..page import parse_html
+from ..page import parse_html, parse_utf8
+from ..sniff import text_is_utf8
 from .analyser import Analyser
 from .handoff import PageOutput
 from .shipping import ShippedResult
@@ -217,10 +218,12 @@ def submit(page: WorkerPage) -> Answer:
     try:
         headers = {"Content-Type": page.content_type} if page.content_type else None
         response = HtmlResponse(page.url, body=page.body, headers=headers)
+        utf8 = text_is_utf8(page.body, response.encoding)
         analyser = worker.analyser
         parsed = analyser.page_of_response(page.body, page.content_type,
-                                           lambda: _parsed(response),
-                                           lambda: response.text, page.url, page.options)
+                                           lambda: _parsed(response, utf8),
+                                           lambda: response.text, page.url, page.options,
+                                           utf8=utf8)
         released = analyser.submit(parsed, page.options, _Key(page.ticket, page.options))
     except Exception as e:  # logged and counted back home; the page's items go on
         return Answer(seconds=time.thread_time() - begin, logs=worker.catch.take(),
@@ -231,7 +234,7 @@ def submit(page: WorkerPage) -> Answer:
     return answer
 
 
-def _parsed(response: HtmlResponse) -> Any:
+def _parsed(response: HtmlResponse, utf8: bool) -> Any:
     """The tree ``response.selector.root`` gives, without the cycle it makes.
 
     Scrapy's ``Selector(response)`` is parsel's ``Selector`` over the
@@ -246,10 +249,27 @@ def _parsed(response: HtmlResponse) -> Any:
     collector frees, and with it the page's tree (40 pages of 40 in a
     worker's loop, ``gc.DEBUG_SAVEALL``). Freed by reference counting, this
     tree goes as soon as the page's analysis lets it go.
-    """
-    from scrapy.utils.response import get_base_url
 
-    return parse_html(response.text, base_url=get_base_url(response))
+    With ``utf8`` (the response's text is its body read as UTF-8,
+    ``sniff.text_is_utf8``) the body goes to the parser as it came
+    (``page.parse_utf8``, the same bytes), and the text is not made: decoding,
+    searching it for U+FFFD and encoding it again cost more than the
+    validation. The base URL is then found as Scrapy's ``get_base_url`` finds
+    it, in the text's first ``BASE_CHARS`` characters, decoded from at most
+    four bytes each.
+    """
+    if not utf8:
+        from scrapy.utils.response import get_base_url
+
+        return parse_html(response.text, base_url=get_base_url(response))
+    from w3lib.html import get_base_url as base_url_in
+
+    head = response.body[:4 * BASE_CHARS].decode("utf-8", "ignore")[:BASE_CHARS]
+    return parse_utf8(response.body, base_url=base_url_in(head, response.url, response.encoding))
+
+
+#: The characters of a page's text in which Scrapy's ``get_base_url`` looks for ``<base>``.
+BASE_CHARS = 4096
 
 
 def release() -> Answer:
