@@ -134,10 +134,11 @@ def _strip_utf8(body: bytes) -> bytes:
 
     Half of the pages end in a newline, and ``str.strip`` then copies the whole
     text, looking at every character again for the narrowest kind that holds the
-    copy. Here only the ends are decoded (a character cut by a window's edge is
-    dropped by ``"ignore"``, and no whitespace character is), the whitespace counted
-    there (``str.strip``'s rule, ``str.isspace``: NBSP, U+3000 and the ASCII separators
-    included), and its UTF-8 length cut from the bytes, a plain memory copy.
+    copy. Here only the ends are decoded, the whitespace counted there
+    (``str.strip``'s rule, ``str.isspace``: NBSP, U+3000 and the ASCII separators
+    included), and its UTF-8 length cut from the bytes, a plain memory copy. A
+    character cut by a window's edge is dropped by ``"ignore"``; that matters only
+    where the window before it is blank, and a blank window decodes the whole body.
     """
     head = body[:_STRIP_WINDOW].decode("utf-8", "ignore")
     tail = body[-_STRIP_WINDOW:].decode("utf-8", "ignore")

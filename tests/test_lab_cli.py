@@ -39,6 +39,27 @@ def test_evaluate_with_jobs_gives_the_same_scores(tiny_dataset):
     assert one == two
 
 
+def test_evaluate_hands_our_extractors_the_bytes_and_peers_the_text_with_bytes(
+        tiny_dataset, monkeypatch):
+    from scrapy_declutter.lab.dataset import load_dataset
+    from scrapy_declutter.lab.evaluation import runner
+
+    samples = load_dataset(tiny_dataset)
+    text = {(s.file_id, s.system): s.f1 for s in runner.run(samples, ["default"], progress=False)}
+    given = []
+    real = runner.extract
+
+    def spying(page, url, **kwargs):
+        given.append(type(page))
+        return real(page, url, **kwargs)
+
+    monkeypatch.setattr(runner, "extract", spying)
+    raw = {(s.file_id, s.system): s.f1 for s in runner.run(
+        samples, ["default"], progress=False, as_bytes=True)}
+    assert raw == text and given and set(given) == {bytes}
+    assert not runner.own_system("peer:justext") and runner.own_system("density+ngram")
+
+
 def test_evaluate_runs_a_peer_side_by_side(capsys, tiny_dataset):
     pytest.importorskip("trafilatura")
     assert main(["evaluate", str(tiny_dataset), "-e", "density", "-e", "trafilatura", "--no-progress"]) == 0

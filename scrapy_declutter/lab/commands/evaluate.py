@@ -33,6 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json-out", metavar="FILE",
                    help="also write every per-page score as JSON lines")
+    p.add_argument("--bytes", action="store_true", dest="as_bytes",
+                   help="hand our extractors each page's bytes, as a crawl does (they decode "
+                        "them, timed); peers and the lxml floor still get the decoded text")
     p.add_argument("--stages", action="store_true",
                    help="instead of scoring, print ms/page for parsing, segmentation and each "
                         "step of each (own) extractor")
@@ -99,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         from ..evaluation.runner import run as run_eval
 
-        scores = run_eval(samples, names, jobs=args.jobs, progress=not args.no_progress)
+        scores = run_eval(samples, names, jobs=args.jobs, progress=not args.no_progress,
+                          as_bytes=args.as_bytes)
     _print_tables(args.datasets, labels, scores)
     if args.metadata:
         _print_metadata(args.datasets, sets, peers="trafilatura" in names)

@@ -2,7 +2,10 @@
 
 Each page is decoded once (browser rules, as a crawler would) and then handed
 to plain lxml parsing (the speed floor) and to every system in turn, so speed
-ratios come from one run on one machine. Timings are per page and summed, so
+ratios come from one run on one machine. With ``as_bytes`` our extractors are
+handed the page's bytes instead, as a crawl hands them, and pay for their own
+decoding (the floor and the peers still get the decoded text, its decoding
+untimed). Timings are per page and summed, so
 ``--jobs`` parallelises the run without changing what a page costs, but for
 speed figures use one job: two busy cores slow each other down.
 
@@ -29,7 +32,7 @@ from ...page import decode_html
 from ..dataset import Sample
 from ..metric import snippet_hits, word_prf
 
-System = Callable[[str, "str | None"], str]
+System = Callable[["str | bytes", "str | None"], str]
 LXML = "lxml-parse"
 
 
@@ -57,12 +60,8 @@ class PageScore:
 def resolve_system(name: str) -> System:
     """Our extractor of that name, else the peer of that name (``peer:`` forces a peer)."""
     if not name.startswith("peer:"):
-        try:
-            build_extractor(name)
-        except UnknownExtractorError:
-            pass
-        else:
-            return lambda text, url: extract(text, url, extractor=name).text
+        if own_system(name):
+            return lambda page, url: extract(page, url, extractor=name).text
     from .peers import peer
 
     try:
@@ -71,19 +70,32 @@ def resolve_system(name: str) -> System:
         raise UnknownExtractorError(f"{exc}; our extractors: {', '.join(extractors())}") from None
 
 
-def score_sample(sample: Sample, systems: Sequence[str]) -> list[PageScore]:
-    """Decode one page, time lxml parsing and every system on it, and score each output."""
-    text = decode_html(sample.html_bytes())
+@lru_cache(maxsize=None)
+def own_system(name: str) -> bool:
+    """Whether ``name`` is one of our extractors (``peer:`` forces a peer)."""
+    try:
+        build_extractor(name)
+    except UnknownExtractorError:
+        return False
+    return True
+
+
+def score_sample(sample: Sample, systems: Sequence[str], as_bytes: bool = False) -> list[PageScore]:
+    """Decode one page, time lxml parsing and every system on it, and score each output;
+    with ``as_bytes`` our extractors get the page's bytes, not the decoded text."""
+    body = sample.html_bytes()
+    text = decode_html(body)
     out: list[PageScore] = []
     start = time.perf_counter()
     lxml_html.fromstring(text.encode("utf-8")) if text.strip() else None
     out.append(_score(sample, LXML, "", time.perf_counter() - start))
     for name in systems:
         fn = resolve_system(name)
+        page = body if as_bytes and own_system(name) else text
         error = ""
         start = time.perf_counter()
         try:
-            prediction = fn(text, sample.url)
+            prediction = fn(page, sample.url)
         except Exception as exc:  # a peer's crash is a data point, not the end of the run
             prediction, error = "", f"{type(exc).__name__}: {exc}"
         out.append(_score(sample, name, prediction, time.perf_counter() - start, error))
@@ -113,17 +125,18 @@ def _progress(iterable: Iterable, total: int, enabled: bool):
 
 
 def run(samples: Sequence[Sample], systems: Sequence[str], *, jobs: int = 1,
-        progress: bool = True) -> list[PageScore]:
+        progress: bool = True, as_bytes: bool = False) -> list[PageScore]:
     """Score every system on every sample; unknown names fail before the first page."""
     for name in systems:
         resolve_system(name)
     scores: list[PageScore] = []
     if jobs <= 1:
         for sample in _progress(samples, len(samples), progress):
-            scores.extend(score_sample(sample, systems))
+            scores.extend(score_sample(sample, systems, as_bytes))
         return scores
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        results = pool.map(score_sample, samples, [tuple(systems)] * len(samples), chunksize=4)
+        results = pool.map(score_sample, samples, [tuple(systems)] * len(samples),
+                           [as_bytes] * len(samples), chunksize=4)
         for page_scores in _progress(results, len(samples), progress):
             scores.extend(page_scores)
     return scores
