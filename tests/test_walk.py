@@ -267,7 +267,7 @@ def test_the_switch_and_the_reference_walk():
 _WITHOUT = """
 import logging, sys
 # As if the build had no compiler: none of the compiled modules is there.
-for name in ("_segment", "_language", "_treefacts", "steps.learned._trees",
+for name in ("_segment", "_language", "_treefacts", "_utf8", "steps.learned._trees",
              "steps.learned._chains", "steps.learned._text", "steps.learned._columns"):
     sys.modules[f"scrapy_declutter.{name}"] = None
 records = []
@@ -279,6 +279,12 @@ from scrapy_declutter import extract, segment
 result = extract("<html><body><p>The text of the page, long enough to keep.</p></body></html>")
 extract("<p>again</p>")
 assert segment.COMPILED is None
+from scrapy_declutter import page, sniff
+assert page._compiled_utf8 is None and sniff._is_utf8 is None
+assert not sniff.decodes_as_utf8("<p>déjà</p>".encode())  # bytes are decoded, as before
+again = extract("<html><head><title>Déjà vu</title></head><body><p>The text of the page, "
+                "long enough to keep.</p></body></html>".encode())
+assert again.title == "Déjà vu" and again.text == result.text
 from scrapy_declutter import language
 from scrapy_declutter.steps.learned import columns, features, pagetype, region, text, trees
 assert language._compiled is None and columns._compiled is None and features._compiled is None
