@@ -215,7 +215,7 @@ def decodes_as_utf8(body: bytes, content_type: str | None = None) -> bool:
     """
     if body.startswith(_BOMS) or utf16_without_bom(body[:SNIFF_BYTES]):
         return False
-    declared = _canonical(http_content_type_encoding(content_type) or html_body_declared_encoding(body))
+    declared = _declared(body, content_type)
     repaired = _legacy(declared) and not body.isascii()
     if (declared and declared != _UTF8 and not repaired) or not is_utf8(body):
         return False
@@ -224,12 +224,25 @@ def decodes_as_utf8(body: bytes, content_type: str | None = None) -> bool:
     return True
 
 
-def text_is_utf8(body: bytes, encoding: str) -> bool:
-    """Whether a Scrapy response's text, its ``body`` decoded as ``encoding`` (its
-    ``response.encoding``; a BOM read first, as Scrapy reads one), is
-    ``body.decode("utf-8")``: the parser can take the body as it came, and there is no
-    charset to repair (``redecoded`` finds nothing on such a text)."""
-    return encoding == _UTF8 and not body.startswith(_BOMS) and is_utf8(body)
+def text_is_utf8(body: bytes, content_type: str | None = None) -> bool:
+    """Whether a Scrapy response's ``text`` is ``body.decode("utf-8")``: the parser can take
+    the body as it came, and there is no charset to repair (``redecoded`` finds nothing
+    on such a text).
+
+    Told as Scrapy decodes, without asking ``response.encoding``, which decodes the whole
+    body twice on a page that declares nothing: a BOM first (none here), then the
+    header's charset, then the ``<meta>``'s; UTF-8 declared, or nothing, over valid UTF-8.
+    With nothing declared Scrapy takes the first of ASCII (as windows-1252), UTF-8 and
+    windows-1252 that decodes the body, which for valid UTF-8 reads the same characters
+    (``tests/test_scrapy_workers.py`` holds the trees to Scrapy's).
+    """
+    return (not body.startswith(_BOMS) and _declared(body, content_type) in ("", _UTF8)
+            and is_utf8(body))
+
+
+def _declared(body: bytes, content_type: str | None) -> str:
+    """The charset the header, else the page's ``<meta>``, declares (``_canonical``; "" for none)."""
+    return _canonical(http_content_type_encoding(content_type) or html_body_declared_encoding(body))
 
 
 def is_utf8(body: bytes) -> bool:

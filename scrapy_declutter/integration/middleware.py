@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.http import HtmlResponse
 from scrapy.http.request import NO_CALLBACK
 
+from ..sniff import text_is_utf8
 from . import handoff
 from .handoff import PageOutput, Ticket
 from .settings import META_KEY, RESPONSE_FLAG, DeclutterOptions, SettingsError
@@ -109,13 +110,15 @@ class DeclutterMiddleware(CrawlComponent):
         # Parsing happens here, on the worker thread, and Scrapy caches the
         # tree on the response, so the spider's own selectors reuse it.
         analyser = self.state.analyser
+        content_type = _content_type(response)
         page = analyser.page_of_response(
             response.body,
-            _content_type(response),
+            content_type,
             lambda: response.selector.root,
             lambda: response.text,
             response.url,
             options,
+            utf8=text_is_utf8(response.body, content_type),
         )
         return analyser.submit(page, options, ticket)
 

@@ -218,7 +218,7 @@ def submit(page: WorkerPage) -> Answer:
     try:
         headers = {"Content-Type": page.content_type} if page.content_type else None
         response = HtmlResponse(page.url, body=page.body, headers=headers)
-        utf8 = text_is_utf8(page.body, response.encoding)
+        utf8 = text_is_utf8(page.body, page.content_type)
         analyser = worker.analyser
         parsed = analyser.page_of_response(page.body, page.content_type,
                                            lambda: _parsed(response, utf8),
@@ -256,7 +256,8 @@ def _parsed(response: HtmlResponse, utf8: bool) -> Any:
     searching it for U+FFFD and encoding it again cost more than the
     validation. The base URL is then found as Scrapy's ``get_base_url`` finds
     it, in the text's first ``BASE_CHARS`` characters, decoded from at most
-    four bytes each.
+    four bytes each, as UTF-8 (Scrapy's windows-1252 for an ASCII page that
+    declares nothing reads and quotes an ASCII ``<base>`` the same).
     """
     if not utf8:
         from scrapy.utils.response import get_base_url
@@ -265,7 +266,7 @@ def _parsed(response: HtmlResponse, utf8: bool) -> Any:
     from w3lib.html import get_base_url as base_url_in
 
     head = response.body[:4 * BASE_CHARS].decode("utf-8", "ignore")[:BASE_CHARS]
-    return parse_utf8(response.body, base_url=base_url_in(head, response.url, response.encoding))
+    return parse_utf8(response.body, base_url=base_url_in(head, response.url, "utf-8"))
 
 
 #: The characters of a page's text in which Scrapy's ``get_base_url`` looks for ``<base>``.
