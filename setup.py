@@ -11,8 +11,9 @@
   read; without it ``treefacts.python_tree_facts`` asks libxml2's XPath, the same
   facts, and the step scans with ``pagetype.python_tree_scan``, the same scan.
 - ``scrapy_declutter._utf8`` encodes a page's text for the parser, copying the ASCII
-  runs of text held two or four bytes a character sixteen at a time; without it
-  ``page.parse_html`` takes ``str.encode``, the same bytes.
+  runs of text held two or four bytes a character sixteen at a time, and tells a
+  body that is valid UTF-8 without decoding it; without it ``page.parse_html``
+  takes ``str.encode``, the same bytes, and every body is decoded (``sniff``).
 - ``scrapy_declutter._language`` counts the blocks' stop words in one loop
   per page; without it ``language.stopword_counts`` runs per block, the same counts.
 - ``scrapy_declutter.sitelearning._counts`` counts a page's n-grams and merges
