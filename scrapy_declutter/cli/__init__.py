@@ -37,6 +37,7 @@ COMMANDS = [
     f"{_LAB}.regress",
     f"{_LAB}.check_walk",
     f"{_LAB}.bench_crawl",
+    f"{_LAB}.bench_extract",
 ]
 
 

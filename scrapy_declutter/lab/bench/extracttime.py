@@ -1,0 +1,60 @@
+"""Time ``extract()`` on a list of pages against plain lxml parsing: one code, one process.
+
+Run as a script (``python extracttime.py JOB``), not imported: ``bench-extract``
+starts it once per code and round with that code's checkout first on
+``PYTHONPATH``, so ``from scrapy_declutter import extract`` is the code being
+measured, whatever its age. It therefore imports nothing else of the package
+and reads the pages from the list the command wrote (``JOB``: JSON with
+``pages``, a list of [URL, path], ``extractor``, ``text``, ``out``).
+
+Each page is read and decompressed untimed, then, by process time, parsed by
+plain lxml (``lxml.html.fromstring`` of its decoded text's UTF-8 bytes, as
+``evaluate``'s floor; the decoding by w3lib is untimed) and extracted right
+after: given its bytes, as a crawl gives them, or with ``text`` its decoded
+text. The first pages are extracted once untimed first (imports, the model).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+import time
+from pathlib import Path
+
+#: Pages extracted untimed before the timed pass.
+WARM_UP = 20
+
+
+def _body(path: str) -> bytes:
+    raw = Path(path).read_bytes()
+    return gzip.decompress(raw) if path.endswith(".gz") else raw
+
+
+def main(job_path: str) -> None:
+    from lxml import html as lxml_html
+    from w3lib.encoding import html_to_unicode
+
+    from scrapy_declutter import extract
+
+    job = json.loads(Path(job_path).read_text())
+    pages = [(url, _body(path)) for url, path in job["pages"]]
+    texts = [html_to_unicode(None, body)[1] for _, body in pages]
+    given = texts if job["text"] else [body for _, body in pages]
+    for (url, _), page in list(zip(pages, given))[:WARM_UP]:
+        extract(page, url, extractor=job["extractor"])
+    clock = time.process_time
+    floor = spent = 0.0
+    for (url, _), text, page in zip(pages, texts, given):
+        start = clock()
+        if text.strip():
+            lxml_html.fromstring(text.encode("utf-8"))
+        parsed = clock()
+        extract(page, url, extractor=job["extractor"])
+        floor += parsed - start
+        spent += clock() - parsed
+    Path(job["out"]).write_text(json.dumps({"pages": len(pages), "lxml": floor, "extract": spent}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,120 @@
+"""``scrapy-declutter bench-extract``: ``extract()``'s speed against other commits, in one run.
+
+Issue 15 asks for ``extract()`` at a multiple of the speed of the code it was
+filed on, "a ratio from one run on one machine". Two ``evaluate`` runs, one
+per checkout, are two runs a minute apart on a machine whose speed moves by
+more than the change. Here every code is timed in its own process
+(``lab.bench.extracttime``, with the code's checkout first on
+``PYTHONPATH``), the codes alternated round by round over the same pages,
+each against a plain lxml parse of the same pages in the same process; the
+table gives each code's pages/s, its time over lxml's, and its speed over
+the first code's in each round. A command that prints numbers, never a
+timed test.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "bench-extract", help="time extract() here and in other checkouts, alternated, in one run",
+        description="Time extract() on a dataset's pages (given their bytes, as a crawl gives "
+                    "them) in this checkout and in each --pythonpath checkout, one process per "
+                    "code and round, the codes alternated; print pages/s, the time over plain "
+                    "lxml parsing and the speed over the first code's, round by round.")
+    p.add_argument("dataset", metavar="DATASET_DIR")
+    p.add_argument("--pythonpath", action="append", default=[], metavar="DIR",
+                   help="another checkout to time, built in place (git worktree add DIR COMMIT; "
+                        "pip install -e DIR in a venv of its own, or python setup.py build_ext "
+                        "--inplace there); repeatable")
+    p.add_argument("--rounds", type=int, default=2, help="rounds (default %(default)s)")
+    p.add_argument("--extractor", "-e", default="default", help="(default %(default)s)")
+    p.add_argument("--limit", type=int, help="only the first N pages")
+    p.add_argument("--text", action="store_true",
+                   help="give extract() the decoded text instead of the bytes")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+    from statistics import median
+
+    from ...errors import DeclutterError
+    from ..bench import extracttime
+    from ..dataset import load_dataset
+
+    if args.rounds < 1:
+        raise DeclutterError("--rounds must be at least 1")
+    samples = load_dataset(args.dataset, args.limit)
+    here = str(Path(__file__).resolve().parents[3])
+    codes = [here] + [str(Path(d).resolve()) for d in args.pythonpath]
+    for code in codes[1:]:
+        if not (Path(code) / "scrapy_declutter" / "__init__.py").is_file():
+            raise DeclutterError(f"{code} holds no scrapy_declutter package")
+    labels = [_label(code) for code in codes]
+    figures: list[list[dict]] = [[] for _ in codes]
+    said: dict[str, str] = {}  # a code's first warning (e.g. its compiled parts are not built)
+    with tempfile.TemporaryDirectory(prefix="declutter-bench-extract-") as tmp:
+        out = Path(tmp) / "figures.json"
+        job = Path(tmp) / "job.json"
+        job.write_text(json.dumps({
+            "pages": [[s.url, str(s.html_path)] for s in samples], "extractor": args.extractor,
+            "text": args.text, "out": str(out)}))
+        for _ in range(args.rounds):
+            for i, code in enumerate(codes):
+                env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+                    filter(None, [code, os.environ.get("PYTHONPATH")]))}
+                done = subprocess.run([sys.executable, extracttime.__file__, str(job)], env=env,
+                                      capture_output=True, text=True, cwd=tmp)
+                if done.returncode or not out.exists():
+                    raise DeclutterError(f"timing {labels[i]} failed:\n{done.stderr[-2000:]}")
+                figures[i].append(json.loads(out.read_text()))
+                out.unlink()
+                warning = next((line for line in done.stderr.splitlines() if "WARNING" in line
+                                or "not available" in line), "")
+                said.setdefault(labels[i], warning)
+    print(f"extract() on {len(samples)} pages of {args.dataset}, "
+          f"{'text' if args.text else 'bytes'} in, extractor {args.extractor!r}; "
+          f"{args.rounds} round(s), codes alternated, process time")
+    print(_table(labels, figures))
+    for label, warning in said.items():
+        if warning:
+            print(f"{label} said: {warning.strip()[:200]}")
+    speeds = [[f["pages"] / f["extract"] for f in rows] for rows in figures]
+    for label, rows in zip(labels[1:], speeds[1:]):
+        over = [ours / theirs for ours, theirs in zip(speeds[0], rows)]
+        print(f"{labels[0]} over {label}: " + ", ".join(f"{r:.2f}" for r in over)
+              + f" (median {median(over):.2f})")
+    return 0
+
+
+def _label(code: str) -> str:
+    """The checkout's short commit (with '+' when its tree has changes), else its folder."""
+    import subprocess
+
+    try:
+        head = subprocess.run(["git", "-C", code, "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", code, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return code
+    return head + ("+" if dirty else "")
+
+
+def _table(labels: list[str], figures: list[list[dict]]) -> str:
+    lines = [f"{'round':<6} {'code':<12} {'pages/s':>8} {'x lxml':>7} {'lxml ms':>8} {'ms/page':>8}"]
+    for r in range(len(figures[0])):
+        for label, rows in zip(labels, figures):
+            f = rows[r]
+            lines.append(f"{r + 1:<6} {label:<12} {f['pages'] / f['extract']:>8.1f} "
+                         f"{f['extract'] / f['lxml']:>7.2f} {1000 * f['lxml'] / f['pages']:>8.3f} "
+                         f"{1000 * f['extract'] / f['pages']:>8.3f}")
+    return "\n".join(lines)

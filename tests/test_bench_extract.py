@@ -1,0 +1,37 @@
+"""``bench-extract``: extract()'s speed here and in another checkout, alternated, in one run.
+
+A command that prints numbers: the test checks what it prints (every code and round,
+positive figures, the ratio line), never how fast anything is."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from scrapy_declutter.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_bench_extract_times_every_code_every_round_against_lxml(capsys, tiny_dataset):
+    # This checkout twice (as itself and as "another" checkout): the same code, two labels' rows.
+    assert main(["bench-extract", str(tiny_dataset), "--rounds", "2", "--pythonpath", str(ROOT)]) == 0
+    out = capsys.readouterr().out
+    assert "extract() on 3 pages" in out and "bytes in" in out
+    rows = [line.split() for line in out.splitlines() if re.match(r"[12] ", line)]
+    assert [r[0] for r in rows] == ["1", "1", "2", "2"]
+    for _, _, pages_s, x_lxml, lxml_ms, ms in rows:
+        assert float(pages_s) > 0 and float(x_lxml) > 0 and float(lxml_ms) > 0 and float(ms) > 0
+    ratio = next(line for line in out.splitlines() if " over " in line)
+    assert re.search(r"\(median \d+\.\d\d\)$", ratio)
+
+
+def test_bench_extract_gives_the_text_when_asked(capsys, tiny_dataset):
+    assert main(["bench-extract", str(tiny_dataset), "--rounds", "1", "--text"]) == 0
+    out = capsys.readouterr().out
+    assert "text in" in out and len([l for l in out.splitlines() if l.startswith("1 ")]) == 1
+
+
+def test_bench_extract_refuses_a_folder_without_the_package(capsys, tmp_path, tiny_dataset):
+    assert main(["bench-extract", str(tiny_dataset), "--pythonpath", str(tmp_path)]) == 2
+    assert "holds no scrapy_declutter package" in capsys.readouterr().err
