@@ -277,8 +277,7 @@ def redecoded(body: bytes, content_type: str | None, text: str) -> str | None:
     declared charset is not a Unicode one, an ASCII check). A page in such a
     charset is not decoded again: only its bytes are tried as UTF-8.
     """
-    encoding = (_canonical(http_content_type_encoding(content_type))
-                or _canonical(html_body_declared_encoding(body)) or _UTF8)
+    encoding = _declared(body, content_type) or _UTF8
     if "\ufffd" in text and _utf8_is_a_lie(body, text):
         better = decode_html(body, content_type)
     else:

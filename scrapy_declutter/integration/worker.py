@@ -234,6 +234,10 @@ def submit(page: WorkerPage) -> Answer:
     return answer
 
 
+#: The characters of a page's text in which Scrapy's ``get_base_url`` looks for ``<base>``.
+BASE_CHARS = 4096
+
+
 def _parsed(response: HtmlResponse, utf8: bool) -> Any:
     """The tree ``response.selector.root`` gives, without the cycle it makes.
 
@@ -267,10 +271,6 @@ def _parsed(response: HtmlResponse, utf8: bool) -> Any:
 
     head = response.body[:4 * BASE_CHARS].decode("utf-8", "ignore")[:BASE_CHARS]
     return parse_utf8(response.body, base_url=base_url_in(head, response.url, "utf-8"))
-
-
-#: The characters of a page's text in which Scrapy's ``get_base_url`` looks for ``<base>``.
-BASE_CHARS = 4096
 
 
 def release() -> Answer:

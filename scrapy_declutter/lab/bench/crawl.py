@@ -32,13 +32,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from . import environment_with
 
 DEFAULT_SITE = Path("example_project/site/docs.python.org/3.11")
 PROBE_INTERVAL = 0.005
@@ -298,9 +299,7 @@ def broad(root: Path, start_urls: list[str], modes: list[str], rounds: int, *,
 
     urls = root / "start-urls.txt"
     urls.write_text("\n".join(start_urls))
-    env = dict(os.environ)
-    if pythonpath:
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, env.get("PYTHONPATH")]))
+    env = environment_with(pythonpath)
     results: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
     for r in range(rounds):
         for mode in modes:

@@ -4,10 +4,11 @@ Run as a script (``python extracttime.py JOB``), not imported: ``bench-extract``
 starts it once per code and round with that code's checkout first on
 ``PYTHONPATH``, so ``from scrapy_declutter import extract`` is the code being
 measured, whatever its age. It therefore imports nothing else of the package
-and reads the pages from the list the command wrote (``JOB``: JSON with
-``pages``, a list of [URL, path], ``extractor``, ``text``, ``out``).
+and reads the pages from the files the command wrote (``JOB``: JSON with
+``pages``, a list of [URL, path of the page's bytes], ``extractor``, ``text``,
+``out``).
 
-Each page is read and decompressed untimed, then, by process time, parsed by
+Each page is read untimed, then, by process time, parsed by
 plain lxml (``lxml.html.fromstring`` of its decoded text's UTF-8 bytes, as
 ``evaluate``'s floor; the decoding by w3lib is untimed) and extracted right
 after: given its bytes, as a crawl gives them, or with ``text`` its decoded
@@ -16,7 +17,6 @@ text. The first pages are extracted once untimed first (imports, the model).
 
 from __future__ import annotations
 
-import gzip
 import json
 import sys
 import time
@@ -26,11 +26,6 @@ from pathlib import Path
 WARM_UP = 20
 
 
-def _body(path: str) -> bytes:
-    raw = Path(path).read_bytes()
-    return gzip.decompress(raw) if path.endswith(".gz") else raw
-
-
 def main(job_path: str) -> None:
     from lxml import html as lxml_html
     from w3lib.encoding import html_to_unicode
@@ -38,7 +33,7 @@ def main(job_path: str) -> None:
     from scrapy_declutter import extract
 
     job = json.loads(Path(job_path).read_text())
-    pages = [(url, _body(path)) for url, path in job["pages"]]
+    pages = [(url, Path(path).read_bytes()) for url, path in job["pages"]]
     texts = [html_to_unicode(None, body)[1] for _, body in pages]
     given = texts if job["text"] else [body for _, body in pages]
     for (url, _), page in list(zip(pages, given))[:WARM_UP]:

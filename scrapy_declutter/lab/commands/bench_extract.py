@@ -39,7 +39,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import json
-    import os
     import subprocess
     import sys
     import tempfile
@@ -47,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from statistics import median
 
     from ...errors import DeclutterError
-    from ..bench import extracttime
+    from ..bench import environment_with, extracttime
     from ..dataset import load_dataset
 
     if args.rounds < 1:
@@ -64,15 +63,19 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="declutter-bench-extract-") as tmp:
         out = Path(tmp) / "figures.json"
         job = Path(tmp) / "job.json"
-        job.write_text(json.dumps({
-            "pages": [[s.url, str(s.html_path)] for s in samples], "extractor": args.extractor,
-            "text": args.text, "out": str(out)}))
+        # The pages' bytes, decompressed once for every code and round to read as they are.
+        pages = []
+        for n, sample in enumerate(samples):
+            path = Path(tmp) / f"{n}.html"
+            path.write_bytes(sample.html_bytes())
+            pages.append([sample.url, str(path)])
+        job.write_text(json.dumps({"pages": pages, "extractor": args.extractor,
+                                   "text": args.text, "out": str(out)}))
         for _ in range(args.rounds):
             for i, code in enumerate(codes):
-                env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-                    filter(None, [code, os.environ.get("PYTHONPATH")]))}
-                done = subprocess.run([sys.executable, extracttime.__file__, str(job)], env=env,
-                                      capture_output=True, text=True, cwd=tmp)
+                done = subprocess.run([sys.executable, extracttime.__file__, str(job)],
+                                      env=environment_with(code), capture_output=True, text=True,
+                                      cwd=tmp)
                 if done.returncode or not out.exists():
                     raise DeclutterError(f"timing {labels[i]} failed:\n{done.stderr[-2000:]}")
                 figures[i].append(json.loads(out.read_text()))
