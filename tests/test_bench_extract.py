@@ -35,3 +35,19 @@ def test_bench_extract_gives_the_text_when_asked(capsys, tiny_dataset):
 def test_bench_extract_refuses_a_folder_without_the_package(capsys, tmp_path, tiny_dataset):
     assert main(["bench-extract", str(tiny_dataset), "--pythonpath", str(tmp_path)]) == 2
     assert "holds no scrapy_declutter package" in capsys.readouterr().err
+
+
+def test_bench_extract_times_other_chains_of_this_checkout_against_every_other_code(capsys, tiny_dataset):
+    assert main(["bench-extract", str(tiny_dataset), "--rounds", "1", "--here-also", "title",
+                 "--pythonpath", str(ROOT)]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line.startswith("1 ")]
+    labels = [r[1] for r in rows]
+    assert len(rows) == 3 and labels[1].endswith("/title") and "/" not in labels[0] + labels[2]
+    ratios = [line for line in out.splitlines() if " over " in line]
+    assert [line.split(" over ")[0] for line in ratios] == labels[:2]
+
+
+def test_bench_extract_refuses_an_unknown_extractor_before_timing(capsys, tiny_dataset):
+    assert main(["bench-extract", str(tiny_dataset), "--here-also", "no-such-chain"]) == 2
+    assert "no-such-chain" in capsys.readouterr().err

@@ -10,6 +10,11 @@ each against a plain lxml parse of the same pages in the same process; the
 table gives each code's pages/s, its time over lxml's, and its speed over
 the first code's in each round. A command that prints numbers, never a
 timed test.
+
+``--here-also`` times this checkout with other chains too (``title``: the
+parse and segmentation without the learned step), each against every other
+code's ``--extractor``: how much of the gap to a target one step could close
+at the most.
 """
 
 from __future__ import annotations
@@ -31,6 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "--inplace there); repeatable")
     p.add_argument("--rounds", type=int, default=2, help="rounds (default %(default)s)")
     p.add_argument("--extractor", "-e", default="default", help="(default %(default)s)")
+    p.add_argument("--here-also", action="append", default=[], metavar="EXTRACTOR",
+                   help="also time this checkout with this extractor, against every other "
+                        "code's --extractor; repeatable")
     p.add_argument("--limit", type=int, help="only the first N pages")
     p.add_argument("--text", action="store_true",
                    help="give extract() the decoded text instead of the bytes")
@@ -46,19 +54,26 @@ def run(args: argparse.Namespace) -> int:
     from statistics import median
 
     from ...errors import DeclutterError
+    from ...registry import build_extractor
     from ..bench import environment_with, extracttime
     from ..dataset import load_dataset
 
     if args.rounds < 1:
         raise DeclutterError("--rounds must be at least 1")
+    for name in [args.extractor, *args.here_also]:
+        build_extractor(name)  # an unknown name fails here, not in every timed process
     samples = load_dataset(args.dataset, args.limit)
     here = str(Path(__file__).resolve().parents[3])
     codes = [here] + [str(Path(d).resolve()) for d in args.pythonpath]
     for code in codes[1:]:
         if not (Path(code) / "scrapy_declutter" / "__init__.py").is_file():
             raise DeclutterError(f"{code} holds no scrapy_declutter package")
-    labels = [_label(code) for code in codes]
-    figures: list[list[dict]] = [[] for _ in codes]
+    # One row a (code, extractor): this checkout with each extractor, then the others.
+    runs = [(here, name) for name in [args.extractor, *args.here_also]]
+    runs += [(code, args.extractor) for code in codes[1:]]
+    ours = len(runs) - len(codes) + 1
+    labels = [_label(code) + ("" if name == args.extractor else f"/{name}") for code, name in runs]
+    figures: list[list[dict]] = [[] for _ in runs]
     said: dict[str, str] = {}  # a code's first warning (e.g. its compiled parts are not built)
     with tempfile.TemporaryDirectory(prefix="declutter-bench-extract-") as tmp:
         out = Path(tmp) / "figures.json"
@@ -69,10 +84,10 @@ def run(args: argparse.Namespace) -> int:
             path = Path(tmp) / f"{n}.html"
             path.write_bytes(sample.html_bytes())
             pages.append([sample.url, str(path)])
-        job.write_text(json.dumps({"pages": pages, "extractor": args.extractor,
-                                   "text": args.text, "out": str(out)}))
         for _ in range(args.rounds):
-            for i, code in enumerate(codes):
+            for i, (code, name) in enumerate(runs):
+                job.write_text(json.dumps({"pages": pages, "extractor": name,
+                                           "text": args.text, "out": str(out)}))
                 done = subprocess.run([sys.executable, extracttime.__file__, str(job)],
                                       env=environment_with(code), capture_output=True, text=True,
                                       cwd=tmp)
@@ -91,10 +106,11 @@ def run(args: argparse.Namespace) -> int:
         if warning:
             print(f"{label} said: {warning.strip()[:200]}")
     speeds = [[f["pages"] / f["extract"] for f in rows] for rows in figures]
-    for label, rows in zip(labels[1:], speeds[1:]):
-        over = [ours / theirs for ours, theirs in zip(speeds[0], rows)]
-        print(f"{labels[0]} over {label}: " + ", ".join(f"{r:.2f}" for r in over)
-              + f" (median {median(over):.2f})")
+    for mine, mine_label in zip(speeds[:ours], labels[:ours]):
+        for label, rows in zip(labels[ours:], speeds[ours:]):
+            over = [a / b for a, b in zip(mine, rows)]
+            print(f"{mine_label} over {label}: " + ", ".join(f"{r:.2f}" for r in over)
+                  + f" (median {median(over):.2f})")
     return 0
 
 
@@ -113,11 +129,11 @@ def _label(code: str) -> str:
 
 
 def _table(labels: list[str], figures: list[list[dict]]) -> str:
-    lines = [f"{'round':<6} {'code':<12} {'pages/s':>8} {'x lxml':>7} {'lxml ms':>8} {'ms/page':>8}"]
+    lines = [f"{'round':<6} {'code':<20} {'pages/s':>8} {'x lxml':>7} {'lxml ms':>8} {'ms/page':>8}"]
     for r in range(len(figures[0])):
         for label, rows in zip(labels, figures):
             f = rows[r]
-            lines.append(f"{r + 1:<6} {label:<12} {f['pages'] / f['extract']:>8.1f} "
+            lines.append(f"{r + 1:<6} {label:<20} {f['pages'] / f['extract']:>8.1f} "
                          f"{f['extract'] / f['lxml']:>7.2f} {1000 * f['lxml'] / f['pages']:>8.3f} "
                          f"{1000 * f['extract'] / f['pages']:>8.3f}")
     return "\n".join(lines)
