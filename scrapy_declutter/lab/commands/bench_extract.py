@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.rounds < 1:
         raise DeclutterError("--rounds must be at least 1")
-    for name in [args.extractor, *args.here_also]:
+    names = [args.extractor, *args.here_also]
+    for name in names:
         build_extractor(name)  # an unknown name fails here, not in every timed process
     samples = load_dataset(args.dataset, args.limit)
     here = str(Path(__file__).resolve().parents[3])
@@ -68,27 +69,29 @@ def run(args: argparse.Namespace) -> int:
     for code in codes[1:]:
         if not (Path(code) / "scrapy_declutter" / "__init__.py").is_file():
             raise DeclutterError(f"{code} holds no scrapy_declutter package")
-    # One row a (code, extractor): this checkout with each extractor, then the others.
-    runs = [(here, name) for name in [args.extractor, *args.here_also]]
-    runs += [(code, args.extractor) for code in codes[1:]]
-    ours = len(runs) - len(codes) + 1
-    labels = [_label(code) + ("" if name == args.extractor else f"/{name}") for code, name in runs]
+    # One row a (code, extractor): this checkout with each of ``names``, then the others.
+    runs = [(here, name) for name in names] + [(code, args.extractor) for code in codes[1:]]
+    code_labels = {code: _label(code) for code in codes}
+    labels = [code_labels[code] + ("" if name == args.extractor else f"/{name}")
+              for code, name in runs]
     figures: list[list[dict]] = [[] for _ in runs]
     said: dict[str, str] = {}  # a code's first warning (e.g. its compiled parts are not built)
     with tempfile.TemporaryDirectory(prefix="declutter-bench-extract-") as tmp:
         out = Path(tmp) / "figures.json"
-        job = Path(tmp) / "job.json"
         # The pages' bytes, decompressed once for every code and round to read as they are.
         pages = []
         for n, sample in enumerate(samples):
             path = Path(tmp) / f"{n}.html"
             path.write_bytes(sample.html_bytes())
             pages.append([sample.url, str(path)])
+        jobs = {}  # one job file an extractor, written once
+        for k, name in enumerate(names):
+            jobs[name] = Path(tmp) / f"job-{k}.json"
+            jobs[name].write_text(json.dumps({"pages": pages, "extractor": name,
+                                              "text": args.text, "out": str(out)}))
         for _ in range(args.rounds):
             for i, (code, name) in enumerate(runs):
-                job.write_text(json.dumps({"pages": pages, "extractor": name,
-                                           "text": args.text, "out": str(out)}))
-                done = subprocess.run([sys.executable, extracttime.__file__, str(job)],
+                done = subprocess.run([sys.executable, extracttime.__file__, str(jobs[name])],
                                       env=environment_with(code), capture_output=True, text=True,
                                       cwd=tmp)
                 if done.returncode or not out.exists():
@@ -106,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
         if warning:
             print(f"{label} said: {warning.strip()[:200]}")
     speeds = [[f["pages"] / f["extract"] for f in rows] for rows in figures]
+    ours = len(names)  # this checkout's rows come first
     for mine, mine_label in zip(speeds[:ours], labels[:ours]):
         for label, rows in zip(labels[ours:], speeds[ours:]):
             over = [a / b for a, b in zip(mine, rows)]
