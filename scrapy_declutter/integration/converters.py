@@ -45,10 +45,6 @@ def size(value: Any) -> int:
     return _whole_number(value, "is not a size; use a whole number of bytes, 0 or more")
 
 
-def count(value: Any) -> int:
-    return _whole_number(value, "is not a count; use a whole number, 0 or more")
-
-
 def processes(value: Any) -> int:
     """A number of worker processes; ``"auto"``: one when the machine has a second core.
 

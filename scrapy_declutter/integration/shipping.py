@@ -4,7 +4,7 @@ A callback asks for its page's Result with ``result_for(response)``. With
 worker processes (``DECLUTTER_PROCESSES``) the Result is made in a worker,
 which sends it back (once a callback of the crawl has asked for one: see
 ``worker``), and the crawl process rebuilds its Blocks only when a callback
-asks (``handoff.PageOutput``).
+asks (``output.PageOutput``).
 
 What crosses the pipe is a ``ShippedResult``: tuples of strings and numbers
 that the pool's pipe carries as it carries the item fields. Each block is
