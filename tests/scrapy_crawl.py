@@ -272,6 +272,7 @@ class ParagraphsSpider(scrapy.Spider):
     def __init__(self, start_url: str, limit: str = "12", **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.start_urls = [start_url]
+        self.prefix = start_url.rsplit("/", 1)[0] + "/"  # pages of the start page's folder
         self.limit = int(limit)
         self.seen = {start_url}
 
@@ -283,7 +284,8 @@ class ParagraphsSpider(scrapy.Spider):
         yield {"url": response.url, "paragraphs": paragraphs}
         for href in response.css("a::attr(href)").getall():
             url = response.urljoin(href).split("#")[0]
-            if url.endswith(".html") and url not in self.seen and len(self.seen) < self.limit:
+            if (url.startswith(self.prefix) and url.endswith(".html") and url not in self.seen
+                    and len(self.seen) < self.limit):
                 self.seen.add(url)
                 yield scrapy.Request(url, callback=self.parse)
 

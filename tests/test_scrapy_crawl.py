@@ -264,3 +264,39 @@ def test_a_callback_gets_its_result_on_every_page_of_a_site_from_the_first(docs_
     assert len({item["url"] for item in items}) == 12
     assert all(item["paragraphs"] for item in items)  # a Result on every page
     assert stats["declutter/sites"] == 1
+
+
+ONE_PAGE_SPIDER = '''
+import os, scrapy
+class One(scrapy.Spider):
+    name = "one"
+    start_urls = [os.environ["ONE_PAGE_URL"]]
+    def parse(self, response):
+        yield {"url": response.url, "title": response.css("title::text").get()}
+'''
+
+
+def test_a_one_page_crawl_waits_for_nothing(docs_url, tmp_path):
+    """No page is held for later ones: a one-page crawl with the plugin (a worker process
+    starting beside it) takes little longer than without. The bound is generous for a
+    loaded CI machine; docs/results.md has the figure measured on a quiet one."""
+    import os
+    import time
+
+    spider = tmp_path / "one.py"
+    spider.write_text(ONE_PAGE_SPIDER)
+    env = {**os.environ, "ONE_PAGE_URL": f"{docs_url}/tutorial/index.html"}
+
+    def run(*settings: str) -> float:
+        begin = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "scrapy", "runspider", str(spider), "-O",
+                        str(tmp_path / "items.jsonl"), "-s", "TELNETCONSOLE_ENABLED=False",
+                        "-s", "DECLUTTER_STORE=memory:", *settings],
+                       cwd=tmp_path, env=env, capture_output=True, check=True, timeout=120)
+        return time.perf_counter() - begin
+
+    off = min(run() for _ in range(2))
+    on = min(run("-s", 'ADDONS={"scrapy_declutter.Addon": 500}') for _ in range(2))
+    [item] = [json.loads(line) for line in (tmp_path / "items.jsonl").read_text().splitlines()]
+    assert item["clean_text"].startswith("The Python Tutorial")
+    assert on - off < 5.0, (on, off)
