@@ -14,9 +14,9 @@ it sits under.
 - Within a section, paragraphs are added while the chunk stays within
   ``words``; the next one starts a chunk under the same headings.
 - A unit is never cut: a paragraph, a code block (one ``<pre>``), a list
-  item (its paragraphs and code), a table row. A chunk is over ``words``
-  only when it holds one unit (with the headings that lead it) that is over
-  on its own.
+  item (the innermost, with its paragraphs, code and tables), a table row
+  (with the lists in its cells). A chunk is over ``words`` only when it
+  holds one unit (with the headings that lead it) that is over on its own.
 - ``headings`` is the path of headings above the chunk, outermost first,
   ending with the chunk's own leading heading: the page's title first when
   the text starts with it (the ``title`` step keeps the ``<h1>`` that
@@ -63,22 +63,18 @@ class _Unit:
     words: int
     #: The Markdown heading level when the unit is a heading, else 0.
     level: int
-    key: tuple[str, int, int] | None
 
     @property
     def heading(self) -> str:
         return self.texts[0]
 
 
-def _unit_key(block: Block) -> tuple[str, int, int] | None:
-    """What a paragraph starting at ``block`` belongs to that must stay whole: its table
-    row (a list inside a cell stays in the row), else its list item, else nothing."""
-    s = block.structure
-    if s.table and s.row >= 0:
-        return ("row", s.table, s.row)
-    if s.item:
-        return ("item", s.item, 0)
-    return None
+def _together(a: Block, b: Block) -> bool:
+    """Whether consecutive blocks lie in one list item or one table row (so a table inside
+    an item stays in the item, and a list inside a cell in its row)."""
+    sa, sb = a.structure, b.structure
+    return bool(sa.item and sa.item == sb.item) or (
+        sa.table > 0 and sa.row >= 0 and sa.table == sb.table and sa.row == sb.row)
 
 
 def _units(blocks: Sequence[Block]) -> list[_Unit]:
@@ -86,16 +82,14 @@ def _units(blocks: Sequence[Block]) -> list[_Unit]:
     units: list[_Unit] = []
     for n, (start, text) in enumerate(starts):
         end = starts[n + 1][0] if n + 1 < len(starts) else len(blocks)
-        first = blocks[start]
-        key = _unit_key(first)
         words = len(text.split())
-        if key is not None and units and units[-1].key == key:
+        if units and _together(units[-1].blocks[-1], blocks[start]):
             unit = units[-1]
             unit.texts.append(text)
             unit.blocks.extend(blocks[start:end])
             unit.words += words
         else:
-            units.append(_Unit([text], list(blocks[start:end]), words, heading_level(first), key))
+            units.append(_Unit([text], list(blocks[start:end]), words, heading_level(blocks[start])))
     return units
 
 
