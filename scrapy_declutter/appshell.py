@@ -38,9 +38,9 @@ from .segment import segment
 
 logger = logging.getLogger(__name__)
 
-#: A page showing more words than this is not a shell. Shells show a ``<noscript>``
-#: notice, a "Loading" or a cookie line; every WCXB-dev page with 50 words of content or
-#: more shows over 100 (docs/results.md, "App shells").
+#: A page showing more words than this is not a shell: shells show a ``<noscript>``
+#: notice, a "Loading" or a cookie line, pages with content more (docs/output.md,
+#: "App shells", gives the margin on WCXB-dev).
 SHELL_MAX_WORDS = 60
 #: Words a mount element may hold and still be empty ("Loading…", "Please wait").
 MOUNT_MAX_WORDS = 5
@@ -122,10 +122,10 @@ def embedded_text(root: etree._Element) -> tuple[str, tuple[Block, ...]]:
         ident = script.get("id")
         text = script.text or ""
         if ident == "__NEXT_DATA__":
-            data = _json(text)
-            if isinstance(data, dict):
-                data = (data.get("props") or {}).get("pageProps", data)
-            source = ident
+            data, source = _json(text), ident
+            props = data.get("props") if isinstance(data, dict) else None
+            if isinstance(props, dict) and props.get("pageProps") is not None:
+                data = props["pageProps"]
         elif ident == "__NUXT_DATA__":
             data, source = _json(text), ident
         elif _NUXT_STATE.match(text):
@@ -145,7 +145,7 @@ def embedded_text(root: etree._Element) -> tuple[str, tuple[Block, ...]]:
 def _json(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # not JSON, or nested past the parser's depth
         logger.debug("embedded data is not JSON: %r", exc)
         return None
 

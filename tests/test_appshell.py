@@ -154,3 +154,16 @@ def test_on_wcxb_dev_no_page_with_content_is_a_shell():
             flagged[sample.file_id] = len(re.findall(r"\w+", (sample.main_content or "").lower()))
     assert flagged, "the rule flags nothing: the check would pass vacuously"
     assert {k: v for k, v in flagged.items() if v >= 50} == {}
+
+
+@pytest.mark.parametrize("data", [
+    "{not json",
+    '{"props": "a string, not an object"}',
+    "[" * 100_000 + "]" * 100_000,  # nested past the JSON parser's depth
+    json.dumps({"props": {"pageProps": {"label": "Add to basket", "count": 3}}}),  # no prose
+])
+def test_broken_or_empty_embedded_data_leaves_a_shell_that_needs_rendering(data):
+    html = SHELL.format(mount="__next", inside="",
+                        tail=f'<script id="__NEXT_DATA__" type="application/json">{data}</script>')
+    result = extract(html)
+    assert result.reason == "app_shell" and result.needs_rendering and result.text == ""
