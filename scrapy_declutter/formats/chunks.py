@@ -78,10 +78,11 @@ def _together(a: Block, b: Block) -> bool:
 
 
 def _units(blocks: Sequence[Block]) -> list[_Unit]:
-    starts = paragraphs(blocks)
+    starts: list[int] = []
+    texts = paragraphs(blocks, starts)
+    ends = [*starts[1:], len(blocks)]
     units: list[_Unit] = []
-    for n, (start, text) in enumerate(starts):
-        end = starts[n + 1][0] if n + 1 < len(starts) else len(blocks)
+    for start, end, text in zip(starts, ends, texts):
         words = len(text.split())
         if units and _together(units[-1].blocks[-1], blocks[start]):
             unit = units[-1]

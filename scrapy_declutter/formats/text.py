@@ -16,17 +16,20 @@ from ..blocks import Block
 PARAGRAPH_BREAK = "\n\n"
 
 
-def paragraphs(blocks: Sequence[Block]) -> list[tuple[int, str]]:
-    """(index in ``blocks`` of its first block, text) of each paragraph of ``blocks``' text."""
-    out: list[tuple[int, str]] = []
+def paragraphs(blocks: Sequence[Block], starts: list[int] | None = None) -> list[str]:
+    """The paragraphs of ``blocks``' text; with ``starts``, the index in ``blocks`` of
+    each paragraph's first block is appended to it (the chunks read them; the text,
+    built for every page, pays for no index)."""
+    out: list[str] = []
     last_pre = 0
     for i, b in enumerate(blocks):
         pre = b.structure.pre
         if pre and pre == last_pre:
-            start, text = out[-1]
-            out[-1] = (start, f"{text}\n{b.preformatted}")
+            out[-1] = f"{out[-1]}\n{b.preformatted}"
         else:
-            out.append((i, b.preformatted or b.text))
+            out.append(b.preformatted or b.text)
+            if starts is not None:
+                starts.append(i)
         last_pre = pre
     return out
 
@@ -34,4 +37,4 @@ def paragraphs(blocks: Sequence[Block]) -> list[tuple[int, str]]:
 def join_blocks(blocks: Sequence[Block]) -> str:
     """Clean text: one block per paragraph, paragraphs (and headings) separated by a
     blank line; code keeps its lines, and the blocks of one ``<pre>`` stay together."""
-    return PARAGRAPH_BREAK.join(text for _, text in paragraphs(blocks))
+    return PARAGRAPH_BREAK.join(paragraphs(blocks))
