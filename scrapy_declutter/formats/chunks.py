@@ -102,6 +102,8 @@ class _Builder:
         self.chunks: list[Chunk] = []
         self.path: list[tuple[int, str]] = []
         self.units: list[_Unit] = []
+        #: Words of the open chunk.
+        self.size = 0
         #: The open chunk holds only headings (its leading run) so far.
         self.only_headings = True
         self.headings: tuple[str, ...] = ()
@@ -109,10 +111,9 @@ class _Builder:
     def close(self) -> None:
         if self.units:
             texts = [t for u in self.units for t in u.texts]
-            self.chunks.append(Chunk(self.headings, PARAGRAPH_BREAK.join(texts),
-                                     sum(u.words for u in self.units),
+            self.chunks.append(Chunk(self.headings, PARAGRAPH_BREAK.join(texts), self.size,
                                      tuple(b for u in self.units for b in u.blocks)))
-        self.units, self.only_headings = [], True
+        self.units, self.size, self.only_headings = [], 0, True
         self.headings = tuple(text for _, text in self.path)
 
     def heading(self, unit: _Unit) -> None:
@@ -123,14 +124,17 @@ class _Builder:
             self.path.pop()
         self.path.append((unit.level, unit.heading))
         self.headings = tuple(text for _, text in self.path)
-        self.units.append(unit)
+        self.add(unit)
 
     def body(self, unit: _Unit) -> None:
-        size = sum(u.words for u in self.units)
-        if not self.only_headings and size + unit.words > self.limit:
+        if not self.only_headings and self.size + unit.words > self.limit:
             self.close()
-        self.units.append(unit)
+        self.add(unit)
         self.only_headings = False
+
+    def add(self, unit: _Unit) -> None:
+        self.units.append(unit)
+        self.size += unit.words
 
 
 def split_chunks(blocks: Sequence[Block], words: int = CHUNK_WORDS) -> list[Chunk]:
