@@ -8,13 +8,19 @@ import logging
 from .limits import ERROR
 from .page import Page, site_key
 from .registry import build_extractor
-from .result import Result, SiteDecisions, join_blocks
+from .formats.text import join_blocks
+from .result import Result, SiteDecisions
+from .steps.embedded import EmbeddedContent
 
 logger = logging.getLogger(__name__)
+#: Run on every page after its extractor: an app shell's content is its embedded text.
+_EMBEDDED = EmbeddedContent()
 
 
 def result_of(page: Page, extractor: str, *, site_learning: SiteDecisions | None = None) -> Result:
-    """Package an analysed Page as a Result (with what site learning decided, if it ran)."""
+    """Package an analysed Page as a Result (with what site learning decided, if it ran),
+    an app shell's embedded text made its content first (``steps.embedded``)."""
+    _EMBEDDED.process(page)
     return Result(
         text=join_blocks(page.content_blocks),
         blocks=page.blocks,

@@ -46,6 +46,8 @@ TOO_WIDE = "too_wide"
 TOO_DEEP = "too_deep"
 DAMAGED_HEAD = "damaged_head"
 FRAMESET = "frameset"
+#: The page is a JavaScript application's shell (``appshell``): its text is its embedded data's.
+APP_SHELL = "app_shell"
 ERROR = "error"
 
 
@@ -131,9 +133,10 @@ def empty_root() -> etree._Element:
 
 
 #: Reasons that are ordinary facts of a crawl, logged at INFO; the others warn.
-QUIET_KINDS = frozenset({EMPTY, NO_TEXT, FRAMESET})
-#: Reasons of pages that were analysed all the same, from a repaired reading of their text.
-BEST_EFFORT_KINDS = frozenset({TOO_DEEP, DAMAGED_HEAD})
+QUIET_KINDS = frozenset({EMPTY, NO_TEXT, FRAMESET, APP_SHELL})
+#: Reasons of pages that were analysed all the same, from a repaired reading of their text
+#: (an app shell: from the data it embeds, if any).
+BEST_EFFORT_KINDS = frozenset({TOO_DEEP, DAMAGED_HEAD, APP_SHELL})
 
 
 def log_reason(url: str | None, reason: str) -> None:

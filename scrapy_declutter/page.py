@@ -30,11 +30,13 @@ from urllib.parse import urlsplit
 from lxml import etree
 from parsel.selector import create_root_node
 
+from .appshell import AppShell, find_app_shell
 from .blocks import Block
 from .segment import segment
 from .language import (DEFAULT_LANGUAGE, declared_language, page_language,
                        page_stopword_counts, set_stopword_fields, stoplist)
-from .limits import DAMAGED_HEAD, DEFAULT_LIMITS, NO_TEXT, TOO_DEEP, Limits, empty_root, log_reason
+from .limits import (APP_SHELL, DAMAGED_HEAD, DEFAULT_LIMITS, NO_TEXT, TOO_DEEP, Limits, empty_root,
+                     log_reason)
 from .salvage import body_from_head, closed_title, flatten, whole_document
 from .sniff import decode_html, decodes_as_utf8
 from .treefacts import TreeFacts, tree_facts
@@ -181,6 +183,8 @@ class Slot(Generic[T]):
 #: the og:title and the scan made for them (``treefacts.configure_scan``) there instead of
 #: walking the tree once more, late, when it has left the caches.
 TREE_FACTS: Slot[tuple[etree._Element, TreeFacts]] = Slot("tree facts")
+#: The app shell the page's tree is (``appshell``), until the ``embedded`` step applies it.
+APP_SHELL_FOUND: Slot[AppShell] = Slot("app shell")
 
 
 @dataclass(eq=False)
@@ -292,6 +296,10 @@ class Page:
             return page
         page.root = root = whole_document(root)
         page.blocks = segment(root)
+        shell = None if page.reason else find_app_shell(root, page.blocks)
+        if shell is not None:
+            page.reason = APP_SHELL
+            page.put(APP_SHELL_FOUND, shell)
         if not page.blocks and not page.reason:
             page.reason = NO_TEXT
         log_reason(url, page.reason)

@@ -9,27 +9,15 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from .appshell import EMBEDDED_STEP
 from .blocks import Block
+from .formats.chunks import CHUNK_WORDS, split_chunks
+from .limits import APP_SHELL
 
 if TYPE_CHECKING:
     from lxml import etree
 
     from .metadata import Metadata
-
-
-def join_blocks(blocks: list[Block]) -> str:
-    """Clean text: one block per paragraph, paragraphs (and headings) separated by a
-    blank line; code keeps its lines, and the blocks of one ``<pre>`` stay together."""
-    out: list[str] = []
-    last_pre = 0
-    for b in blocks:
-        pre = b.structure.pre
-        if pre and pre == last_pre:
-            out[-1] = f"{out[-1]}\n{b.preformatted}"
-        else:
-            out.append(b.preformatted or b.text)
-        last_pre = pre
-    return "\n\n".join(out)
 
 
 @dataclass(frozen=True)
@@ -80,6 +68,14 @@ class Result:
     def content_blocks(self) -> list[Block]:
         return [b for b in self.blocks if b.is_content]
 
+    @property
+    def needs_rendering(self) -> bool:
+        """Whether the page is an app shell (``reason == "app_shell"``) whose content only
+        a browser running its scripts would show: it embeds no text as data either (when
+        it does, that text is the content, from blocks of step ``embedded``)."""
+        return self.reason == APP_SHELL and not any(
+            b.step == EMBEDDED_STEP and b.is_content for b in self.blocks)
+
     def labels(self) -> list[dict[str, Any]]:
         """The block labels as plain dicts: the form that lands on items."""
         return [b.as_dict() for b in self.blocks]
@@ -95,6 +91,13 @@ class Result:
 
         return render_markdown(self.blocks, base_url=self.url, links=links, images=images)
 
+    def chunks(self, words: int = CHUNK_WORDS) -> list[dict[str, Any]]:
+        """The clean text cut at its headings and at about ``words`` words, never inside a
+        paragraph, list item, table row or code block (see ``formats.chunks``): dicts of
+        ``headings`` (the path above the chunk), ``text`` and ``words``, in reading order.
+        Their texts joined with a blank line are ``text``."""
+        return [chunk.as_dict() for chunk in split_chunks(self.content_blocks, words)]
+
     @cached_property
     def metadata(self) -> "Metadata":
         """Title, authors, dates, language ... and the extraction's confidence, read from
@@ -104,10 +107,11 @@ class Result:
         if self.root is None:
             return Metadata(title=self.title or None, language=self.language or None,
                             page_type=self.page_type or None,
-                            confidence=extraction_confidence(self.blocks))
+                            confidence=extraction_confidence(self.blocks),
+                            needs_rendering=self.needs_rendering)
         found = read_metadata(self.root, self.url, title=self.title, language=self.language,
                               blocks=self.blocks)
-        return replace(found, page_type=self.page_type or None)
+        return replace(found, page_type=self.page_type or None, needs_rendering=self.needs_rendering)
 
     def as_dict(self) -> dict[str, Any]:
         """The whole result in plain JSON types, Markdown and metadata included."""

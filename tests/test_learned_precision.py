@@ -248,7 +248,7 @@ def test_a_collapsed_page_is_cut_again_where_its_probabilities_expect_the_conten
     import gzip
     import json
 
-    from scrapy_declutter.result import join_blocks
+    from scrapy_declutter.formats.text import join_blocks
     from scrapy_declutter.steps.learned import step as step_module
     from scrapy_declutter.steps.learned.model import cached_model
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from scrapy_declutter import Page, extract
-from scrapy_declutter.result import join_blocks
+from scrapy_declutter.formats.text import join_blocks
 from scrapy_declutter.steps.title import titles_match
 
 DOCS = Path(__file__).resolve().parents[1] / "example_project" / "site" / "docs.python.org" / "3.11"

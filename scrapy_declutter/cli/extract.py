@@ -1,4 +1,5 @@
-"""``scrapy-declutter extract``: the clean content of local pages as text, Markdown or JSON."""
+"""``scrapy-declutter extract``: the clean content of local pages as text, Markdown, JSON or
+retrieval chunks."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import sys
 from pathlib import Path
 
 from ..errors import DeclutterError
+from ..formats.chunks import CHUNK_WORDS
 
-FORMATS = ("text", "markdown", "json")
+FORMATS = ("text", "markdown", "json", "chunks")
 
 
 def read_input(path: str) -> bytes:
@@ -25,17 +27,28 @@ def read_input(path: str) -> bytes:
     return gzip.decompress(data) if p.suffix == ".gz" else data
 
 
+def _words(value: str) -> int:
+    """A chunk size from the command line: a whole number of words, 0 or more."""
+    if not value.isdigit():
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of words (0 or more)")
+    return int(value)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("extract", help="print the clean text of HTML files",
                        description="Print the clean content of each page as plain text, as "
-                                   "Markdown, or as JSON (the whole Result: text, Markdown, "
-                                   "metadata and block labels), one JSON object a line.")
+                                   "Markdown, as JSON (the whole Result: text, Markdown, "
+                                   "metadata and block labels) or as its retrieval chunks "
+                                   "(cut at headings and a size, each with its headings), "
+                                   "JSON one object a page a line.")
     p.add_argument("paths", nargs="+", metavar="PATH", help="HTML file (.html or .html.gz), or - for stdin")
     p.add_argument("--extractor", default="default", help="extractor name (default: %(default)s)")
     p.add_argument("--url", help="the page's URL (sets the site key and resolves nothing else)")
     p.add_argument("--format", "-f", choices=FORMATS, default="text",
                    help="output format (default: %(default)s)")
     p.add_argument("--links", action="store_true", help="Markdown: keep links and images")
+    p.add_argument("--chunk-words", type=_words, default=CHUNK_WORDS, metavar="N",
+                   help="chunks: target size in words (default: %(default)s)")
     p.add_argument("--json", action="store_const", const="json", dest="format",
                    help="the same as --format json")
     p.set_defaults(func=run)
@@ -48,8 +61,12 @@ def run(args: argparse.Namespace) -> int:
     build_extractor(args.extractor)  # fail on a bad name before reading anything
     for i, path in enumerate(args.paths):
         result = extract(read_input(path), args.url, extractor=args.extractor)
-        if args.format == "json":
-            data = result.as_dict()
+        if args.format in ("json", "chunks"):
+            if args.format == "json":
+                data = result.as_dict()
+            else:
+                data = {"url": result.url, "title": result.title, "reason": result.reason,
+                        "chunks": result.chunks(words=args.chunk_words)}
             data["path"] = path
             print(json.dumps(data, ensure_ascii=False))
             continue

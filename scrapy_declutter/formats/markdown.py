@@ -51,6 +51,13 @@ def escape(text: str, *, line_start: bool = False) -> str:
     return _LEADING_MARKER.sub(_escape_marker, text, count=1) if line_start else text
 
 
+def heading_level(block: Block) -> int:
+    """The level of the Markdown heading the block becomes, 0 when it becomes none: a
+    heading inside a list item or a table cell stays that item's or cell's text."""
+    s = block.structure
+    return s.heading if s.heading and not s.list_depth and s.row < 0 else 0
+
+
 def _url(href: str, base_url: str | None) -> str:
     url = urljoin(base_url, href) if base_url else href
     return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
@@ -131,12 +138,11 @@ class _Renderer:
 
     def block(self, b: Block, inline: bool = False):
         """One block as Markdown lines, or (``inline``) as one line for a table row."""
-        level = b.structure.heading
-        heading = bool(level) and not b.structure.list_depth and b.structure.row < 0
-        text = _inline(b, self.base_url, self.links, self.images, not (inline or heading))
+        level = heading_level(b)
+        text = _inline(b, self.base_url, self.links, self.images, not (inline or level))
         if inline:
             return text.replace("\n", " ")
-        if heading:
+        if level:
             return [f"{'#' * level} {text}"]
         return text.split("\n")
 

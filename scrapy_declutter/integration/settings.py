@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SettingsError
+from ..formats.chunks import CHUNK_WORDS
 from ..limits import MAX_BYTES
 from ..report.files import DEFAULT_INSPECT_SAMPLE
 from ..result import Result
@@ -137,6 +138,8 @@ class DeclutterOptions:
     metadata_fields: tuple[tuple[str, str], ...] = option((), metadata_fields)
     blocks_field: str | None = option(None, optional_text)
     title_field: str | None = option(None, optional_text)
+    chunks_field: str | None = option(None, optional_text)
+    chunk_words: int = option(CHUNK_WORDS, count)
     # Read by the pipeline, which sees items, not requests: per crawl only.
     html_field: str | None = option(None, optional_text, per_request=False)
     url_field: str | None = option("url", optional_text, per_request=False)
@@ -266,6 +269,9 @@ class DeclutterOptions:
                   for kind, value in FIELD_KINDS.items()
                   if getattr(self, kind)
                   and (kind not in _FORMAT_KINDS or kind in FORMATS[self.format])]
+        if self.chunks_field:  # a kind of its own: its value reads DECLUTTER_CHUNK_WORDS too
+            fields.append((self.chunks_field, setting_name("chunks_field"),
+                           functools.partial(Result.chunks, words=self.chunk_words)))
         fields += [(name, f"{setting_name('metadata_fields')}[{attr!r}]",
                     functools.partial(metadata_value, attr))
                    for attr, name in self.metadata_fields]

@@ -7,7 +7,8 @@ article itself, OpenGraph the page as a share card, meta tags the page for
 search engines, and the visible ``<h1>``/``<time>`` come last. Dates are
 ISO 8601 (``dates``). ``confidence`` (``confidence``) says how much to trust
 the extracted text. ``page_type`` is not read here: the Result fills it in
-from the learned step's page-type classifier.
+from the learned step's page-type classifier, nor ``needs_rendering``: the
+Result fills it in from the page's app-shell check (``appshell``).
 """
 
 from __future__ import annotations
@@ -72,6 +73,9 @@ class Metadata:
     page_type: str | None = None
     #: How far to trust the extracted text, in [0, 1] (see ``confidence``).
     confidence: float = 0.0
+    #: The page is an app shell whose content only a browser running its scripts would
+    #: show (``Result.needs_rendering``): False when its embedded data gave the text.
+    needs_rendering: bool = False
 
     @property
     def author(self) -> str | None:

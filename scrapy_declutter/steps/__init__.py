@@ -12,7 +12,8 @@ One module or subpackage per algorithm, with its features and model reader
 beside it: ``density`` (seed 000), ``justext`` (seed 003), ``tree`` (seed
 004), ``title`` (the heading that titles the content), ``boilerpipe/`` (seed
 002), ``dragnet/`` (seed 001, with CETR), ``learned/`` (the default
-classifier). Steps import ``page`` and what lies below it, never
+classifier), and ``embedded``, which ``api.result_of`` runs after every
+extractor: on an app shell it adds the blocks of the text the page embeds. Steps import ``page`` and what lies below it, never
 ``registry`` (which names them) or site learning (whose ``SiteStep`` is a
 Step too).
 """

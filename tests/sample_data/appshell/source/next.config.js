@@ -1,0 +1,1 @@
+module.exports = { output: "export", trailingSlash: false };
