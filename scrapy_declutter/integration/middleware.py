@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.http import Response
 
+    from .output import PageOutput
+    from .settings import DeclutterOptions
+
 
 def skip_reason(request: Request, response: Response) -> str:
     """Why this response is left alone, or "" when it should be analysed."""
@@ -40,6 +43,17 @@ def skip_reason(request: Request, response: Response) -> str:
     if not body or body.isspace():  # ``not body.strip()``, without copying the body
         return "empty"
     return ""
+
+
+def shell_to_render(request: Request, output: PageOutput, options: DeclutterOptions) -> bool:
+    """Whether to fetch this app shell again through scrapy-playwright (once: not rendered yet).
+
+    Only a shell whose content is in no data it embeds: one that embeds it
+    already gave its text.
+    """
+    summary = output.summary
+    return (options.render_shells and summary is not None and summary.needs_rendering
+            and not request.meta.get("playwright"))
 
 
 class DeclutterMiddleware(CrawlComponent):
@@ -64,6 +78,10 @@ class DeclutterMiddleware(CrawlComponent):
         analysed = decluttered(response)
         answer = await state.backend.analyse(Job.of(analysed, options), analysed)
         state.heard(answer, response.url)
+        if shell_to_render(request, answer.output, options):
+            state.stats.inc_value("declutter/app_shells/rendered")
+            # Instead of this response: its callback never sees the shell, so no item twice.
+            return request.replace(meta={**request.meta, "playwright": True}, dont_filter=True)
         analysed.declutter_output = answer.output  # type: ignore[attr-defined]
         if answer.output.analysed:
             analysed.flags.append(RESPONSE_FLAG)

@@ -34,11 +34,14 @@ class PageSummary:
     blocks: int
     content_blocks: int
     site_learning: SiteDecisions | None
+    #: An app shell whose content is in no data it embeds: only a browser shows it.
+    needs_rendering: bool = False
 
     @classmethod
     def of(cls, result: Result) -> PageSummary:
         return cls(result.site or "", result.reason or "", len(result.blocks),
-                   sum(1 for b in result.blocks if b.is_content), result.site_learning)
+                   sum(1 for b in result.blocks if b.is_content), result.site_learning,
+                   result.needs_rendering)
 
 
 @dataclass

@@ -149,6 +149,8 @@ class DeclutterOptions:
     threads: bool = option(True, boolean, per_request=False)
     processes: int = option(DEFAULT_PROCESSES, processes, per_request=False)
     trim_memory: bool = option(True, boolean, per_request=False)
+    # Per crawl: scrapy-playwright is configured for the whole crawl, or not.
+    render_shells: bool = option(False, boolean, per_request=False)
     inspect_dir: str | None = option(None, optional_text, per_request=False)
     inspect_sample: float = option(DEFAULT_INSPECT_SAMPLE, rate, per_request=False)
     #: The crawl's options, on options a request's meta changed: their item fields stay on

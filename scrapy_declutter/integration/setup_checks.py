@@ -7,9 +7,16 @@ raises becomes the one error logged when the spider opens (see ``state``).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import DeclutterError
 from .settings import DeclutterOptions, SettingsError, default_store_uri
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
+
+#: scrapy-playwright's download handler, which ``DECLUTTER_RENDER_SHELLS`` sends shells to.
+PLAYWRIGHT_HANDLER = "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler"
 
 
 def checked_store(options: DeclutterOptions) -> str | None:
@@ -42,3 +49,28 @@ def checked_store(options: DeclutterOptions) -> str | None:
             raise SettingsError(f"DECLUTTER_INSPECT_DIR={options.inspect_dir!r} cannot be "
                                 f"created: {e}") from None
     return store
+
+
+def checked_rendering(options: DeclutterOptions, settings: BaseSettings) -> None:
+    """``DECLUTTER_RENDER_SHELLS`` needs scrapy-playwright installed and handling http(s)."""
+    if not options.render_shells:
+        return
+    try:
+        import scrapy_playwright  # noqa: F401
+    except ImportError as e:
+        raise SettingsError(f"DECLUTTER_RENDER_SHELLS=True needs scrapy-playwright ({e}); "
+                            "pip install scrapy-playwright, then set its DOWNLOAD_HANDLERS") from None
+    handlers = settings.getdict("DOWNLOAD_HANDLERS")
+    missing = [scheme for scheme in ("http", "https")
+               if _path(handlers.get(scheme)) != PLAYWRIGHT_HANDLER]
+    if missing:
+        raise SettingsError(f"DECLUTTER_RENDER_SHELLS=True needs scrapy-playwright's download "
+                            f"handler for {' and '.join(missing)}: DOWNLOAD_HANDLERS = "
+                            f'{{"http": "{PLAYWRIGHT_HANDLER}", "https": "{PLAYWRIGHT_HANDLER}"}}')
+
+
+def _path(handler: object) -> str:
+    """A handler setting's import path, whether given as a path or a class."""
+    if isinstance(handler, type):
+        return f"{handler.__module__}.{handler.__qualname__}"
+    return str(handler or "")

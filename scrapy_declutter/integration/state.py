@@ -22,13 +22,14 @@ from typing import TYPE_CHECKING, Any
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
+from ..limits import APP_SHELL
 from ..report.files import ReportSampler
 from .backends import Backend, InProcess
 from .items import FieldWriter
 from .output import PageSummary
 from .runner import Answer, LogLine
 from .settings import META_KEY, DeclutterOptions, SettingsError, boolean
-from .setup_checks import checked_store
+from .setup_checks import checked_rendering, checked_store
 from .workers import WorkerProcesses
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ class CrawlState:
         self.sites: set[str] = set()
         try:
             self.options = DeclutterOptions.from_crawler(crawler)
+            checked_rendering(self.options, crawler.settings)
             self.backend = self._backend(checked_store(self.options))
             self.backend.start()
         except SettingsError as e:
@@ -132,7 +134,9 @@ class CrawlState:
     def record(self, page: PageSummary) -> None:
         stats = self.stats
         stats.inc_value("declutter/pages")
-        if page.reason:  # passed through by the core: "too_large: ...", "error: ..."
+        if page.reason == APP_SHELL:  # its text came from the data it embeds, if any
+            stats.inc_value("declutter/app_shells")
+        elif page.reason:  # passed through by the core: "too_large: ...", "error: ..."
             kind = page.reason.split(":", 1)[0].strip()
             stats.inc_value(f"declutter/rejected/{kind}")
             if kind == "error":
