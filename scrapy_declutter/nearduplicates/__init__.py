@@ -1,0 +1,47 @@
+"""Near-duplicates across a crawl: the earliest page whose clean text nearly equals a page's.
+
+``open_index`` gives the index of one crawl, kept where its site store is:
+in Redis when ``DECLUTTER_STORE`` is a Redis URI (every process of the crawl
+shares it), else in the crawl process (a ``memory:`` or SQLite store: the
+crawl process checks every page, so one process's index sees them all).
+Needs datasketch (``pip install scrapy-declutter[duplicates]``), imported
+only when an index is opened, so a crawl without the feature runs without it.
+"""
+
+from __future__ import annotations
+
+from ..errors import StoreError
+from .index import DEFAULT_THRESHOLD, MIN_THRESHOLD, STAT, UNAVAILABLE_STAT, DuplicateIndex
+
+#: What to install when datasketch is missing.
+INSTALL_HINT = "pip install 'scrapy-declutter[duplicates]'"
+
+
+def datasketch_missing() -> str:
+    """Why the index cannot be built here ("" when it can): datasketch cannot be imported."""
+    try:
+        import datasketch  # noqa: F401
+    except ImportError as exc:
+        return f"needs the datasketch package ({exc}): {INSTALL_HINT}"
+    return ""
+
+
+def open_index(store: str | None, *, name: str, threshold: float = DEFAULT_THRESHOLD,
+               keep: bool = False) -> DuplicateIndex:
+    """The near-duplicate index of the crawl ``name`` beside the site store ``store``
+    (a store URI; None: in memory). ``keep``: the index outlives the crawl (Redis only)."""
+    scheme = (store or "memory:").partition(":")[0].lower()
+    if scheme in ("redis", "rediss", "unix"):
+        from .redisindex import RedisIndex
+
+        return RedisIndex(store, name=name, keep=keep, threshold=threshold)
+    if keep:
+        raise StoreError(f"a near-duplicate index is kept after the crawl only in a Redis store, "
+                         f"not in {store or 'memory:'!r}, where it lives in the crawl process")
+    from .index import MemoryIndex
+
+    return MemoryIndex(threshold=threshold)
+
+
+__all__ = ["DEFAULT_THRESHOLD", "MIN_THRESHOLD", "STAT", "UNAVAILABLE_STAT", "DuplicateIndex",
+           "datasketch_missing", "open_index"]
