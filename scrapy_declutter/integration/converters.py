@@ -89,6 +89,31 @@ def rate(value: Any) -> float:
     return number
 
 
+def duplicate_field(value: Any) -> str | None:
+    """An item field for near-duplicates; naming one needs datasketch, checked here, at start."""
+    name = optional_text(value)
+    if name is not None:
+        from ..nearduplicates import datasketch_missing
+
+        missing = datasketch_missing()
+        if missing:
+            raise ValueError(missing)
+    return name
+
+
+def similarity_threshold(value: Any) -> float:
+    """An estimated Jaccard similarity from which a page is a near-duplicate."""
+    from ..nearduplicates import MIN_THRESHOLD
+
+    try:
+        number = -1.0 if isinstance(value, bool) else float(value)
+    except (TypeError, ValueError):
+        number = -1.0
+    if not MIN_THRESHOLD <= number <= 1.0:
+        raise ValueError(f"is not a similarity threshold; use a number from {MIN_THRESHOLD} to 1")
+    return number
+
+
 def extractor_name(value: Any) -> str:
     """An extractor spec (``density``, ``boilerpipe-article+tree(depth=1)``) that builds and runs."""
     spec = optional_text(value) or "default"

@@ -1,6 +1,6 @@
 """Near-duplicates across a crawl: the earliest page whose clean text nearly equals a page's.
 
-``open_index`` gives the index of one crawl, kept where its site store is:
+``open_duplicate_index`` gives the index of one crawl, kept where its site store is:
 in Redis when ``DECLUTTER_STORE`` is a Redis URI (every process of the crawl
 shares it), else in the crawl process (a ``memory:`` or SQLite store: the
 crawl process checks every page, so one process's index sees them all).
@@ -11,6 +11,7 @@ only when an index is opened, so a crawl without the feature runs without it.
 from __future__ import annotations
 
 from ..errors import StoreError
+from ..sitelearning.stores import REDIS_SCHEMES, scheme
 from .index import DEFAULT_THRESHOLD, MIN_THRESHOLD, STAT, UNAVAILABLE_STAT, DuplicateIndex
 
 #: What to install when datasketch is missing.
@@ -26,12 +27,11 @@ def datasketch_missing() -> str:
     return ""
 
 
-def open_index(store: str | None, *, name: str, threshold: float = DEFAULT_THRESHOLD,
+def open_duplicate_index(store: str | None, *, name: str, threshold: float = DEFAULT_THRESHOLD,
                keep: bool = False) -> DuplicateIndex:
     """The near-duplicate index of the crawl ``name`` beside the site store ``store``
     (a store URI; None: in memory). ``keep``: the index outlives the crawl (Redis only)."""
-    scheme = (store or "memory:").partition(":")[0].lower()
-    if scheme in ("redis", "rediss", "unix"):
+    if scheme(store) in REDIS_SCHEMES:
         from .redisindex import RedisIndex
 
         return RedisIndex(store, name=name, keep=keep, threshold=threshold)
@@ -44,4 +44,4 @@ def open_index(store: str | None, *, name: str, threshold: float = DEFAULT_THRES
 
 
 __all__ = ["DEFAULT_THRESHOLD", "MIN_THRESHOLD", "STAT", "UNAVAILABLE_STAT", "DuplicateIndex",
-           "datasketch_missing", "open_index"]
+           "datasketch_missing", "open_duplicate_index"]

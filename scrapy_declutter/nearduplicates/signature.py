@@ -5,8 +5,9 @@ The text is cut into words and the words into overlapping shingles of
 summarises the set of shingles, and the share of equal values in two
 signatures estimates the Jaccard similarity of their shingle sets.
 
-Words are runs of letters and digits (any non-ASCII character counts as a
-letter), ASCII case folded; a character of the scripts written without
+Words are runs of letters and digits (a non-ASCII character counts as a
+letter, except the Latin-1 signs, general punctuation and CJK punctuation, which
+include the no-break and ideographic spaces), ASCII case folded; a character of the scripts written without
 spaces (Chinese, Japanese) is a word of its own, as a run of them would
 otherwise be one "word". The words are found and hashed on the text's UTF-8
 bytes with NumPy (a polynomial hash per word, the same in every process,
@@ -52,13 +53,27 @@ _MAX_WORD_BYTES = 64
 _POWERS = np.cumprod(np.full(_MAX_WORD_BYTES, _BASE, dtype=_U64)) // _BASE  # base**i, wrapping
 
 
+def _punctuation(data: np.ndarray) -> np.ndarray:
+    """Bytes of the UTF-8 characters U+0080..U+00BF, U+2000..U+207F and U+3000..U+303F."""
+    found = np.zeros(data.size + 2, dtype=bool)
+    two = data[:-1] == 0xC2
+    three = ((data[:-2] == 0xE2) & (data[1:-1] <= 0x81)) | ((data[:-2] == 0xE3) & (data[1:-1] == 0x80))
+    for shift in range(2):
+        found[shift:shift + two.size] |= two
+    for shift in range(3):
+        found[shift:shift + three.size] |= three
+    return found[:data.size]
+
+
 def word_hashes(text: str) -> np.ndarray:
     """One 64-bit hash per word of the text, in order (see the module's note on words)."""
     data = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
     inside = _WORD_BYTE[data]
+    if data.size > 1:
+        inside &= ~_punctuation(data)
     starts = inside.copy()
     starts[1:] &= ~inside[:-1]
-    unspaced = _UNSPACED_LEAD[data]
+    unspaced = _UNSPACED_LEAD[data] & inside
     starts |= unspaced  # an unspaced character starts a word...
     starts[3:] |= unspaced[:-3] & inside[3:]  # ...and so does whatever follows it
     positions = np.flatnonzero(inside)
