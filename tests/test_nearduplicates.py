@@ -19,6 +19,7 @@ from scrapy_declutter.nearduplicates import (  # noqa: E402
     datasketch_missing,
     open_duplicate_index,
 )
+from scrapy_declutter.nearduplicates import signature  # noqa: E402
 from scrapy_declutter.nearduplicates.index import MemoryIndex, bands, similarity  # noqa: E402
 from scrapy_declutter.nearduplicates.signature import (  # noqa: E402
     MAX_SHINGLES,
@@ -52,6 +53,18 @@ def test_words_fold_ascii_case_and_split_unspaced_scripts():
     assert np.array_equal(word_hashes("東京 x")[2:], word_hashes("x"))
     assert word_hashes(" ... !? ").size == 0
     assert not np.array_equal(word_hashes("ab"), word_hashes("ba"))
+
+
+@pytest.mark.parametrize("file_id", ["0082", "0540", "2860", "4297"])
+def test_compiled_words_are_the_reference_words(file_id):
+    from conftest import require_compiled
+
+    require_compiled(signature._compiled, "near-duplicate word hashing")
+    odd = "x\xc2 ab\u3000cd\u3001東京は晴れ \xa0\u2014b «é» ÉCOLE école " + "w" * 90
+    for text in (gold_text(file_id), odd, "", "a", "\u2014"):
+        utf8 = text.encode("utf-8", "surrogatepass")
+        assert np.array_equal(signature._compiled.word_hashes(utf8),
+                              signature.python_word_hashes(utf8)), text[:40]
 
 
 def test_long_texts_read_a_bounded_sample_of_shingles():
@@ -211,11 +224,11 @@ def _groups() -> list[list[tuple[str, str]]]:
     return groups
 
 
-def _index_in_process(uri: str, pages: list[tuple[str, str]], answers) -> None:
+def _index_in_process(uri: str, pages: list[tuple[str, str]], answers, start) -> None:
     index = open_duplicate_index(uri, name="shared")
+    start.wait(120)  # both processes begin together
     try:
-        for url, text in pages:
-            answers[url] = index.first_copy(url, text)
+        answers.put({url: index.first_copy(url, text) for url, text in pages})
     finally:
         index.close()
 
@@ -229,16 +242,16 @@ def test_processes_sharing_redis_agree_on_the_first_copy(redis_server):
     halves = [pages[0::2], pages[1::2][::-1]]
     holder = open_duplicate_index(uri, name="shared")  # keeps the index while both run
     context = multiprocessing.get_context("spawn")
-    with context.Manager() as manager:
-        answers = manager.dict()
-        workers = [context.Process(target=_index_in_process, args=(uri, half, answers))
-                   for half in halves]
-        for w in workers:
-            w.start()
-        for w in workers:
-            w.join(60)
-            assert w.exitcode == 0
-        answers = dict(answers)
+    queue, start = context.Queue(), context.Barrier(len(halves) + 1)
+    workers = [context.Process(target=_index_in_process, args=(uri, half, queue, start))
+               for half in halves]
+    for w in workers:
+        w.start()
+    start.wait(120)
+    answers = {**queue.get(timeout=120), **queue.get(timeout=120)}
+    for w in workers:
+        w.join(60)
+        assert w.exitcode == 0
     for group in groups:
         urls = [url for url, _ in group]
         firsts = [url for url in urls if answers[url] is None]

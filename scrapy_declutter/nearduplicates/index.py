@@ -22,6 +22,7 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -94,14 +95,15 @@ class DuplicateIndex(ABC):
         """The URL of the earliest indexed page whose text is a near-duplicate of ``text``,
         else None; then the page is indexed. A text without words is never a duplicate and
         never indexed. Raises StoreUnavailableError when a shared index cannot be reached."""
-        signature = self.signer.signature(text)
-        if signature is None:
+        minhash = self.signer.minhash(text)
+        if minhash is None:
             return None
-        return self._first_copy(url, signature)
+        return self._first_copy(url, minhash)
 
     @abstractmethod
-    def _first_copy(self, url: str, signature: np.ndarray) -> str | None:
-        """Answer for a page with words, and index it (see the module's note)."""
+    def _first_copy(self, url: str, minhash: Any) -> str | None:
+        """Answer for a page with words (its ``datasketch.MinHash``), and index it (see the
+        module's note)."""
 
     def close(self) -> None:
         """Release what the index holds; a shared index is deleted by its last user unless kept."""
@@ -118,10 +120,9 @@ class MemoryIndex(DuplicateIndex):
 
     def __init__(self, *, threshold: float = DEFAULT_THRESHOLD,
                  max_pages: int = MAX_PAGES) -> None:
-        from datasketch import MinHash, MinHashLSH
+        from datasketch import MinHashLSH
 
         super().__init__(threshold=threshold, max_pages=max_pages)
-        self._minhash = MinHash
         self._lsh = MinHashLSH(num_perm=self.signer.permutations, params=(self.bands, self.rows))
         self._pages: list[tuple[str, np.ndarray]] = []  # by rank
         self._lock = threading.Lock()
@@ -129,9 +130,8 @@ class MemoryIndex(DuplicateIndex):
     def __len__(self) -> int:
         return len(self._pages)
 
-    def _first_copy(self, url: str, signature: np.ndarray) -> str | None:
-        minhash = self._minhash(num_perm=signature.size, hashvalues=signature,
-                                seed=self.signer.seed, scheme="affine32")
+    def _first_copy(self, url: str, minhash: Any) -> str | None:
+        signature = minhash.hashvalues
         with self._lock:
             candidates = [(rank, *self._pages[rank]) for rank in self._lsh.query(minhash)]
             answer, known = earliest(url, signature, candidates, self.threshold)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import Any
 
 import numpy as np
 
@@ -76,8 +77,8 @@ class RedisIndex(DuplicateIndex):
         return [self.prefix + b"band:%d:" % i + values[i * self.rows:(i + 1) * self.rows].tobytes()
                 for i in range(self.bands)]
 
-    def _first_copy(self, url: str, signature: np.ndarray) -> str | None:
-        return self._call(self._transaction, url, signature)
+    def _first_copy(self, url: str, minhash: Any) -> str | None:
+        return self._call(self._transaction, url, minhash.hashvalues)
 
     def _transaction(self, url: str, signature: np.ndarray) -> str | None:
         keys = self._band_keys(signature)

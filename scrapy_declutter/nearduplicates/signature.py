@@ -12,13 +12,18 @@ spaces (Chinese, Japanese) is a word of its own, as a run of them would
 otherwise be one "word". The words are found and hashed on the text's UTF-8
 bytes with NumPy (a polynomial hash per word, the same in every process,
 unlike Python's salted ``hash``, so processes sharing a Redis index agree),
-because doing it word by word in Python cost more than the MinHash itself.
-Above ``MAX_SHINGLES`` distinct shingles, a page is summarised by its
+because doing it word by word in Python cost more than the MinHash itself;
+where the package was compiled, ``_words`` does the same in one pass.
+Above ``MAX_SHINGLES`` shingles, a page is summarised by its
 ``MAX_SHINGLES`` smallest shingle hashes (a bottom-k sample, the same rule
 for every page), so a very long page costs no more than a long one.
 """
 
 from __future__ import annotations
+
+from importlib import import_module
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +37,7 @@ PERMUTATIONS = 128
 #: The seed of datasketch's permutations: fixed, so the signatures of every process compare.
 SEED = 1
 #: Distinct shingles a signature reads at most (the smallest hashes of a longer page).
-MAX_SHINGLES = 1000
+MAX_SHINGLES = 512
 
 _U64 = np.uint64
 #: Bytes that belong to words: ASCII letters and digits, and every byte of a non-ASCII character.
@@ -50,7 +55,12 @@ _BASE = _U64(0x100000001B3)
 _MIX = _U64(0x9E3779B97F4A7C15)
 #: Bytes of a word that count in its hash; the rest of a longer word weighs like its last.
 _MAX_WORD_BYTES = 64
-_POWERS = np.cumprod(np.full(_MAX_WORD_BYTES, _BASE, dtype=_U64)) // _BASE  # base**i, wrapping
+_POWERS = np.cumprod(np.r_[_U64(1), np.full(_MAX_WORD_BYTES - 1, _BASE, dtype=_U64)])  # base**i
+
+try:  # by name, as ``sitelearning.model`` loads ``_fingerprint``: the import graph sees .py only
+    _compiled: ModuleType | None = import_module(f"{__package__}._words")
+except ImportError:  # built without a compiler: NumPy below
+    _compiled = None
 
 
 def _punctuation(data: np.ndarray) -> np.ndarray:
@@ -67,7 +77,13 @@ def _punctuation(data: np.ndarray) -> np.ndarray:
 
 def word_hashes(text: str) -> np.ndarray:
     """One 64-bit hash per word of the text, in order (see the module's note on words)."""
-    data = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    data = text.encode("utf-8", "surrogatepass")
+    return _compiled.word_hashes(data) if _compiled is not None else python_word_hashes(data)
+
+
+def python_word_hashes(utf8: bytes) -> np.ndarray:
+    """``word_hashes`` in NumPy: the reference of ``_words.word_hashes``."""
+    data = np.frombuffer(utf8, dtype=np.uint8)
     inside = _WORD_BYTE[data]
     if data.size > 1:
         inside &= ~_punctuation(data)
@@ -88,8 +104,8 @@ def word_hashes(text: str) -> np.ndarray:
 
 
 def shingle_hashes(text: str, size: int = SHINGLE_WORDS) -> np.ndarray:
-    """The distinct 32-bit hashes of the text's shingles of ``size`` words (a text of fewer
-    words: one shingle of them all), at most ``MAX_SHINGLES``; empty for a text without words."""
+    """The 32-bit hashes of the text's shingles of ``size`` words (a text of fewer words: one
+    shingle of them all), the ``MAX_SHINGLES`` smallest; empty for a text without words."""
     hashes = word_hashes(text)
     if hashes.size == 0:
         return hashes
@@ -99,10 +115,8 @@ def shingle_hashes(text: str, size: int = SHINGLE_WORDS) -> np.ndarray:
     for k in range(1, size):
         mixed = mixed * _MIX + hashes[k:k + count]  # wraps modulo 2**64, as meant
     folded = (mixed >> _U64(32)) ^ (mixed & _U64(0xFFFFFFFF))
-    if folded.size > MAX_SHINGLES:
-        folded = np.unique(folded)
-        if folded.size > MAX_SHINGLES:
-            folded = np.partition(folded, MAX_SHINGLES - 1)[:MAX_SHINGLES]
+    if folded.size > MAX_SHINGLES:  # a shingle repeated among them counts once in the MinHash
+        folded = np.partition(folded, MAX_SHINGLES - 1)[:MAX_SHINGLES]
     return folded
 
 
@@ -117,12 +131,17 @@ class Signer:
         self.seed = seed
         self._drawn = MinHash(num_perm=permutations, seed=seed).permutations
 
-    def signature(self, text: str | None) -> np.ndarray | None:
-        """The text's MinHash values (uint32), or None for a text without words."""
+    def minhash(self, text: str | None) -> Any:
+        """The text's ``datasketch.MinHash``, or None for a text without words."""
         shingles = shingle_hashes(text) if text else np.empty(0)
         if shingles.size == 0:
             return None
         minhash = self._minhash(num_perm=self.permutations, seed=self.seed, hashfunc=int,
                                 permutations=self._drawn, scheme="affine32")
         minhash.update_batch(shingles.tolist())
-        return minhash.hashvalues
+        return minhash
+
+    def signature(self, text: str | None) -> np.ndarray | None:
+        """The text's MinHash values (uint32), or None for a text without words."""
+        minhash = self.minhash(text)
+        return None if minhash is None else minhash.hashvalues

@@ -1,0 +1,150 @@
+"""Near-duplicate benchmarks: the index's cost per page, and how right a crawl's flags are.
+
+``cost`` runs the in-memory index over a data set's texts (the WCXB gold main
+contents by default: clean texts of real pages) and measures the CPU of
+``first_copy`` per page (process time, signature, look-up and insertion),
+first with every page new, then with every page again under another URL
+(each a copy), and the memory the index holds per indexed page
+(tracemalloc, the index's own allocations):
+
+    python -m scrapy_declutter.lab.bench.duplicates [--data DIR] [--limit N]
+
+``score`` rates a crawl's flags (URL -> the first copy's URL or None) against
+the copies the test sites were built with (``testsites.build`` with
+``copies``; URL -> the source page it was made from), and ``replay`` computes
+the flags from a feed's clean texts, in feed order, for a crawl whose items
+do not carry them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import tracemalloc
+from collections import defaultdict
+from collections.abc import Hashable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .testsites import SHARED_DATA
+
+
+@dataclass(frozen=True)
+class Score:
+    """How a crawl's near-duplicate flags compare with the copies it was built with."""
+
+    #: Flags naming a page made from the same source page (not the page itself).
+    correct: int
+    #: Pages flagged.
+    flagged: int
+    #: Pages that should be flagged: in each group of copies with text, all but one.
+    expected: int
+    #: Correct flags that name the one unflagged page of their group (the first copy).
+    to_first: int
+
+    @property
+    def precision(self) -> float:
+        return self.correct / self.flagged if self.flagged else 1.0
+
+    @property
+    def recall(self) -> float:
+        return min(self.correct, self.expected) / self.expected if self.expected else 1.0
+
+    def __str__(self) -> str:
+        return (f"flags: {self.flagged} ({self.correct} right, {self.to_first} of them naming "
+                f"their group's unflagged first page); expected {self.expected}; "
+                f"precision {self.precision:.4f}, recall {self.recall:.4f}")
+
+
+def score(flags: Mapping[str, str | None], groups: Mapping[str, Hashable]) -> Score:
+    """Rate ``flags`` (every page with text: its first copy's URL or None) against ``groups``
+    (URL -> the source it was made from; a URL not there is a group of its own)."""
+    members: dict[Hashable, list[str]] = defaultdict(list)
+    for url in flags:
+        members[groups.get(url, ("alone", url))].append(url)
+    correct = to_first = 0
+    for url, first in flags.items():
+        group = groups.get(url, ("alone", url))
+        if first is None or first == url or groups.get(first, ("alone", first)) != group:
+            continue
+        correct += 1
+        unflagged = [u for u in members[group] if flags[u] is None]
+        to_first += unflagged == [first]
+    expected = sum(len(urls) - 1 for urls in members.values())
+    return Score(correct=correct, flagged=sum(f is not None for f in flags.values()),
+                 expected=expected, to_first=to_first)
+
+
+def replay(items: Iterable[Mapping[str, Any]], *, url_field: str = "url",
+           text_field: str = "clean_text", threshold: float | None = None) -> dict[str, str | None]:
+    """The flags an in-memory index gives a feed's items, in feed order (pages with text)."""
+    from ...nearduplicates.index import DEFAULT_THRESHOLD, MemoryIndex
+
+    index = MemoryIndex(threshold=threshold or DEFAULT_THRESHOLD)
+    flags: dict[str, str | None] = {}
+    for item in items:
+        text = item.get(text_field)
+        if text and text.strip():
+            flags[item[url_field]] = index.first_copy(item[url_field], text)
+    return flags
+
+
+def gold_texts(data: Path, limit: int | None = None) -> list[tuple[str, str]]:
+    """(url, gold main content) of a WCXB-layout data set's pages that have one."""
+    found = []
+    for path in sorted((data / "ground-truth").glob("*.json"))[:limit]:
+        truth = json.loads(path.read_text(encoding="utf-8"))
+        text = (truth.get("ground_truth") or {}).get("main_content")
+        if text and text.strip():
+            found.append((truth.get("url") or path.stem, text))
+    return found
+
+
+def cost(texts: list[tuple[str, str]]) -> dict[str, float]:
+    """CPU ms per page of ``first_copy`` (new pages, then the same pages as copies) and the
+    bytes the index holds per indexed page."""
+    from ...nearduplicates.index import MemoryIndex
+
+    MemoryIndex().first_copy("warm-up", "first use imports and draws the permutations")
+    index = MemoryIndex()
+    started = time.process_time()
+    for url, text in texts:
+        index.first_copy(url, text)
+    new = time.process_time() - started
+    started = time.process_time()
+    hits = sum(index.first_copy(url + "#copy", text) == url for url, text in texts)
+    again = time.process_time() - started
+    tracemalloc.start()  # a second index, built while its allocations are traced
+    before = tracemalloc.get_traced_memory()[0]
+    traced = MemoryIndex()
+    for url, text in texts:
+        traced.first_copy(url, text)
+    held = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    words = sum(len(text.split()) for _, text in texts)
+    return {"pages": len(texts), "indexed": len(index), "hits": hits,
+            "words_per_page": words / len(texts), "ms_new": 1000 * new / len(texts),
+            "ms_copy": 1000 * again / len(texts), "bytes_per_page": held / len(index)}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=SHARED_DATA)
+    parser.add_argument("--limit", type=int, default=None)
+    args = parser.parse_args(argv)
+    texts = gold_texts(args.data, args.limit)
+    if not texts:
+        parser.error(f"no gold texts under {args.data}/ground-truth")
+    figures = cost(texts)
+    print(f"{figures['pages']} texts of {args.data} ({figures['words_per_page']:.0f} words a "
+          f"page on average), {figures['indexed']} indexed")
+    print(f"CPU per page (process time): "
+          f"{figures['ms_new']:.3f} ms new (signature, look-up, insertion), "
+          f"{figures['ms_copy']:.3f} ms as a copy ({figures['hits']} found their first copy)")
+    print(f"memory held per indexed page: {figures['bytes_per_page']:.0f} bytes (tracemalloc)")
+
+
+if __name__ == "__main__":
+    main()
