@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import SettingsError
 from ..limits import MAX_BYTES
 from ..nearduplicates import DEFAULT_THRESHOLD as DEFAULT_DUPLICATE_THRESHOLD
+from ..nearduplicates import MAX_PAGES as DEFAULT_DUPLICATE_MAX_PAGES
 from ..report.files import DEFAULT_INSPECT_SAMPLE
 from ..result import Result
 from .converters import (
@@ -151,6 +152,7 @@ class DeclutterOptions:
     duplicate_field: str | None = option(None, duplicate_field, per_request=False)
     duplicate_threshold: float = option(DEFAULT_DUPLICATE_THRESHOLD, similarity_threshold,
                                         per_request=False)
+    duplicate_max_pages: int = option(DEFAULT_DUPLICATE_MAX_PAGES, count, per_request=False)
     keep_duplicate_index: bool = option(False, boolean, per_request=False)
     # Read by the pipeline, which sees items, not requests: per crawl only.
     html_field: str | None = option(None, optional_text, per_request=False)

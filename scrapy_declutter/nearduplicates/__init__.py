@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from ..errors import StoreError
 from ..sitelearning.stores import REDIS_SCHEMES, scheme
-from .index import DEFAULT_THRESHOLD, MIN_THRESHOLD, STAT, UNAVAILABLE_STAT, DuplicateIndex
+from .index import (
+    DEFAULT_THRESHOLD,
+    MAX_PAGES,
+    MIN_THRESHOLD,
+    STAT,
+    UNAVAILABLE_STAT,
+    DuplicateIndex,
+)
 
 #: What to install when datasketch is missing.
 INSTALL_HINT = "pip install 'scrapy-declutter[duplicates]'"
@@ -28,20 +35,21 @@ def datasketch_missing() -> str:
 
 
 def open_duplicate_index(store: str | None, *, name: str, threshold: float = DEFAULT_THRESHOLD,
-               keep: bool = False) -> DuplicateIndex:
+                         max_pages: int = MAX_PAGES, keep: bool = False) -> DuplicateIndex:
     """The near-duplicate index of the crawl ``name`` beside the site store ``store``
-    (a store URI; None: in memory). ``keep``: the index outlives the crawl (Redis only)."""
+    (a store URI; None: in memory), holding at most ``max_pages`` pages. ``keep``: the
+    index outlives the crawl (Redis only)."""
     if scheme(store) in REDIS_SCHEMES:
         from .redisindex import RedisIndex
 
-        return RedisIndex(store, name=name, keep=keep, threshold=threshold)
+        return RedisIndex(store, name=name, keep=keep, threshold=threshold, max_pages=max_pages)
     if keep:
         raise StoreError(f"a near-duplicate index is kept after the crawl only in a Redis store, "
                          f"not in {store or 'memory:'!r}, where it lives in the crawl process")
     from .index import MemoryIndex
 
-    return MemoryIndex(threshold=threshold)
+    return MemoryIndex(threshold=threshold, max_pages=max_pages)
 
 
-__all__ = ["DEFAULT_THRESHOLD", "MIN_THRESHOLD", "STAT", "UNAVAILABLE_STAT", "DuplicateIndex",
+__all__ = ["DEFAULT_THRESHOLD", "MAX_PAGES", "MIN_THRESHOLD", "STAT", "UNAVAILABLE_STAT", "DuplicateIndex",
            "datasketch_missing", "open_duplicate_index"]

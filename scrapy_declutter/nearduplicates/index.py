@@ -33,8 +33,9 @@ DEFAULT_THRESHOLD = 0.9
 #: The lowest threshold accepted: below it, pages that only share phrases become candidates
 #: of each other in numbers (a band of two or three values), and every look-up slows down.
 MIN_THRESHOLD = 0.8
-#: Pages an index holds at most (about 5 KB each in memory, see docs/output.md).
-MAX_PAGES = 1_000_000
+#: Pages an index holds by default (``DECLUTTER_DUPLICATE_MAX_PAGES``): about 5 KB each,
+#: in the crawl process or in Redis, so about 1.2 GB when full (see docs/output.md).
+MAX_PAGES = 250_000
 #: Items flagged as a near-duplicate of an earlier page.
 STAT = "declutter/duplicates"
 #: Pages not checked because the index's store could not be reached.

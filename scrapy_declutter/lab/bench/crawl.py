@@ -288,12 +288,14 @@ BROAD_SETTINGS: dict[str, Any] = {
 
 def broad(root: Path, start_urls: list[str], modes: list[str], rounds: int, *,
           sample_every: int = 1000, pythonpath: str | None = None,
-          concurrency: int = 32) -> dict[str, list[dict[str, Any]]]:
+          concurrency: int = 32,
+          extra: dict[str, Any] | None = None) -> dict[str, list[dict[str, Any]]]:
     """Crawl ``start_urls``' sites once per mode and round; the figures of every crawl.
 
     Each crawl gets a fresh SQLite site store and JSON lines feed under
-    ``root``; ``pythonpath`` puts another checkout of the package first on the
-    crawls' path (to measure a commit before a change).
+    ``root`` (``items-<mode>-<round>.jsonl``); ``pythonpath`` puts another
+    checkout of the package first on the crawls' path (to measure a commit
+    before a change); ``extra`` settings go on top of every mode's.
     """
     from . import crawlspider
 
@@ -305,6 +307,7 @@ def broad(root: Path, start_urls: list[str], modes: list[str], rounds: int, *,
         for mode in modes:
             tag = f"{mode}-{r}"
             settings = {**BROAD_SETTINGS, "CONCURRENT_REQUESTS": concurrency, **BROAD_MODES[mode],
+                        **(extra or {}),
                         "DECLUTTER_STORE": f"sqlite:///{root}/store-{tag}.db",
                         "FEEDS": {str(root / f"items-{tag}.jsonl"): {"format": "jsonlines"}}}
             out = root / f"figures-{tag}.json"

@@ -29,7 +29,7 @@ from scrapy import signals
 #: The environment variable that carries the job (not a Scrapy setting).
 JOB_ENV = "SCRAPY_DECLUTTER_BENCH_JOB"
 JOB: dict[str, Any] = json.loads(os.environ.get(JOB_ENV, "{}"))
-SITE_PAGE = re.compile(r"/p\d+\.html$")
+SITE_PAGE = re.compile(r"/p\d+(?:-\d+)?\.html$")  # a page, or a copy of it (p3-2.html)
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 

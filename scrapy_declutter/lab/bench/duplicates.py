@@ -7,7 +7,7 @@ first with every page new, then with every page again under another URL
 (each a copy), and the memory the index holds per indexed page
 (tracemalloc, the index's own allocations):
 
-    python -m scrapy_declutter.lab.bench.duplicates [--data DIR] [--limit N]
+    python -m scrapy_declutter.lab.bench.duplicates [--data DIR] [--limit N] [--redis URI]
 
 ``score`` rates a crawl's flags (URL -> the first copy's URL or None) against
 the copies the test sites were built with (``testsites.build`` with
@@ -27,6 +27,7 @@ from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from .testsites import SHARED_DATA
 
@@ -91,6 +92,24 @@ def replay(items: Iterable[Mapping[str, Any]], *, url_field: str = "url",
     return flags
 
 
+def feed_flags(feed: Path, field: str, *,
+               text_field: str = "clean_text") -> tuple[dict[str, str | None], bool]:
+    """(flags of a crawl's JSON lines feed, whether they were replayed): the items' ``field``
+    where they carry it, else ``replay`` over their clean texts. Pages without text are left
+    out, as the index leaves them."""
+    items = [json.loads(line) for line in feed.read_text(encoding="utf-8").splitlines() if line]
+    if items and all(field in item for item in items):
+        return {item["url"]: item[field] for item in items
+                if (item.get(text_field) or "").strip()}, False
+    return replay(items, text_field=text_field), True
+
+
+def site_path(url: str) -> str:
+    """``http://127.0.1.1:8080/p3-2.html`` -> ``127.0.1.1/p3-2.html``, as ``copy_groups`` keys."""
+    parts = urlsplit(url)
+    return f"{parts.hostname}{parts.path}"
+
+
 def gold_texts(data: Path, limit: int | None = None) -> list[tuple[str, str]]:
     """(url, gold main content) of a WCXB-layout data set's pages that have one."""
     found = []
@@ -129,10 +148,31 @@ def cost(texts: list[tuple[str, str]]) -> dict[str, float]:
             "ms_copy": 1000 * again / len(texts), "bytes_per_page": held / len(index)}
 
 
+def redis_cost(texts: list[tuple[str, str]], uri: str) -> dict[str, float]:
+    """CPU ms per page of ``first_copy`` in this process against a Redis index (the server's
+    own CPU not counted) and the server's memory per indexed page (``INFO memory``)."""
+    from ...nearduplicates.redisindex import RedisIndex
+
+    index = RedisIndex(uri, name="bench-duplicates")
+    try:
+        before = index.client.info("memory")["used_memory"]
+        started = time.process_time()
+        for url, text in texts:
+            index.first_copy(url, text)
+        spent = time.process_time() - started
+        held = index.client.info("memory")["used_memory"] - before
+        indexed = int(index.client.get(index.prefix + b"rank") or 0)
+    finally:
+        index.close()
+    return {"ms": 1000 * spent / len(texts), "bytes_per_page": held / max(indexed, 1)}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=SHARED_DATA)
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--redis", metavar="URI", help="also measure an index in this Redis "
+                                                       "database (redis://127.0.0.1:6379/0)")
     args = parser.parse_args(argv)
     texts = gold_texts(args.data, args.limit)
     if not texts:
@@ -144,6 +184,10 @@ def main(argv: list[str] | None = None) -> None:
           f"{figures['ms_new']:.3f} ms new (signature, look-up, insertion), "
           f"{figures['ms_copy']:.3f} ms as a copy ({figures['hits']} found their first copy)")
     print(f"memory held per indexed page: {figures['bytes_per_page']:.0f} bytes (tracemalloc)")
+    if args.redis:
+        shared = redis_cost(texts, args.redis)
+        print(f"Redis: {shared['ms']:.3f} ms CPU per page in this process (round trips on "
+              f"loopback), {shared['bytes_per_page']:.0f} bytes per indexed page in the server")
 
 
 if __name__ == "__main__":
