@@ -1,4 +1,4 @@
-"""The near-duplicate index: signatures of clean texts, the earliest copy, and Redis shared by processes."""
+"""The near-duplicate index: signatures of clean texts, the earliest copy, Redis shared by processes."""
 
 from __future__ import annotations
 

@@ -51,5 +51,6 @@ def open_duplicate_index(store: str | None, *, name: str, threshold: float = DEF
     return MemoryIndex(threshold=threshold, max_pages=max_pages)
 
 
-__all__ = ["DEFAULT_THRESHOLD", "MAX_PAGES", "MIN_THRESHOLD", "STAT", "UNAVAILABLE_STAT", "DuplicateIndex",
+__all__ = ["DEFAULT_THRESHOLD", "MAX_PAGES", "MIN_THRESHOLD", "STAT", "UNAVAILABLE_STAT",
+           "DuplicateIndex",
            "datasketch_missing", "open_duplicate_index"]

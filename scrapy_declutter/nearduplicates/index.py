@@ -1,4 +1,4 @@
-"""The crawl's near-duplicate index: for each page, the earliest other page whose text nearly equals it.
+"""The crawl's near-duplicate index: for each page, the earliest page whose text nearly equals it.
 
 ``first_copy(url, text)`` answers and then indexes the page, in one step
 under one lock (one transaction in Redis), so the pages of a crawl get a

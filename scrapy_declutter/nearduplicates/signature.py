@@ -6,10 +6,10 @@ summarises the set of shingles, and the share of equal values in two
 signatures estimates the Jaccard similarity of their shingle sets.
 
 Words are runs of letters and digits (a non-ASCII character counts as a
-letter, except the Latin-1 signs, general punctuation and CJK punctuation, which
-include the no-break and ideographic spaces), ASCII case folded; a character of the scripts written without
-spaces (Chinese, Japanese) is a word of its own, as a run of them would
-otherwise be one "word". The words are found and hashed on the text's UTF-8
+letter, except the Latin-1 signs, general punctuation and CJK punctuation,
+which include the no-break and ideographic spaces), ASCII case folded; a
+character of the scripts written without spaces (Chinese, Japanese) is a
+word of its own, as a run of them would otherwise be one "word". The words are found and hashed on the text's UTF-8
 bytes with NumPy (a polynomial hash per word, the same in every process,
 unlike Python's salted ``hash``, so processes sharing a Redis index agree),
 because doing it word by word in Python cost more than the MinHash itself;
@@ -67,7 +67,8 @@ def _punctuation(data: np.ndarray) -> np.ndarray:
     """Bytes of the UTF-8 characters U+0080..U+00BF, U+2000..U+207F and U+3000..U+303F."""
     found = np.zeros(data.size + 2, dtype=bool)
     two = data[:-1] == 0xC2
-    three = ((data[:-2] == 0xE2) & (data[1:-1] <= 0x81)) | ((data[:-2] == 0xE3) & (data[1:-1] == 0x80))
+    lead, second = data[:-2], data[1:-1]
+    three = ((lead == 0xE2) & (second <= 0x81)) | ((lead == 0xE3) & (second == 0x80))
     for shift in range(2):
         found[shift:shift + two.size] |= two
     for shift in range(3):

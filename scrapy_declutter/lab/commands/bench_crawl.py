@@ -112,7 +112,8 @@ def duplicate_scores(root, modes: list[str], rounds: int, groups: dict[str, int]
                 continue
             flags, replayed = feed_flags(feed, DUPLICATE_FIELD)
             paths = {url: site_path(url) for url in flags}
-            by_path = {paths[url]: (paths[first] if first else None) for url, first in flags.items()}
+            by_path = {paths[url]: (paths[first] if first else None)
+                       for url, first in flags.items()}
             how = " (replayed from the feed's clean texts)" if replayed else ""
             lines.append(f"  {mode} round {r + 1}{how}: {score(by_path, groups)}")
     return lines
