@@ -11,7 +11,6 @@ only when an index is opened, so a crawl without the feature runs without it.
 from __future__ import annotations
 
 from ..errors import StoreError
-from ..sitelearning.stores import REDIS_SCHEMES, scheme
 from .index import (
     DEFAULT_THRESHOLD,
     MAX_PAGES,
@@ -39,6 +38,8 @@ def open_duplicate_index(store: str | None, *, name: str, threshold: float = DEF
     """The near-duplicate index of the crawl ``name`` beside the site store ``store``
     (a store URI; None: in memory), holding at most ``max_pages`` pages. ``keep``: the
     index outlives the crawl (Redis only)."""
+    from ..sitelearning.stores import REDIS_SCHEMES, scheme  # site learning's NumPy models
+
     if scheme(store) in REDIS_SCHEMES:
         from .redisindex import RedisIndex
 
