@@ -21,6 +21,7 @@ for every page), so a very long page costs no more than a long one.
 
 from __future__ import annotations
 
+import threading
 from importlib import import_module
 from types import ModuleType
 from typing import Any
@@ -122,7 +123,8 @@ def shingle_hashes(text: str, size: int = SHINGLE_WORDS) -> np.ndarray:
 
 
 class Signer:
-    """Turns texts into MinHash signatures; holds the permutations, drawn once per index."""
+    """Turns texts into MinHash signatures; holds the permutations, drawn once per index, and
+    one MinHash per thread, cleared for each text (building one parses the permutations)."""
 
     def __init__(self, permutations: int = PERMUTATIONS, seed: int = SEED) -> None:
         from datasketch import MinHash
@@ -131,14 +133,21 @@ class Signer:
         self.permutations = permutations
         self.seed = seed
         self._drawn = MinHash(num_perm=permutations, seed=seed).permutations
+        self._local = threading.local()
 
     def minhash(self, text: str | None) -> Any:
-        """The text's ``datasketch.MinHash``, or None for a text without words."""
+        """The text's ``datasketch.MinHash`` (this thread's, valid until its next call), or
+        None for a text without words. Its ``hashvalues`` array is new for every text."""
         shingles = shingle_hashes(text) if text else np.empty(0)
         if shingles.size == 0:
             return None
-        minhash = self._minhash(num_perm=self.permutations, seed=self.seed, hashfunc=int,
-                                permutations=self._drawn, scheme="affine32")
+        minhash = getattr(self._local, "minhash", None)
+        if minhash is None:
+            minhash = self._local.minhash = self._minhash(
+                num_perm=self.permutations, seed=self.seed, hashfunc=int,
+                permutations=self._drawn, scheme="affine32")
+        else:
+            minhash.clear()
         minhash.update_batch(shingles.tolist())
         return minhash
 
