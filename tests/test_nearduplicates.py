@@ -240,7 +240,8 @@ def test_processes_sharing_redis_agree_on_the_first_copy(redis_server):
     groups = _groups()
     pages = [page for group in groups for page in group]
     halves = [pages[0::2], pages[1::2][::-1]]
-    holder = open_duplicate_index(uri, name="shared")  # keeps the index while both run
+    holder = open_duplicate_index(uri, name="shared")  # keeps the index while both run...
+    assert holder.first_copy("https://holder.example/", gold_text("0688")) is None  # ...once in
     context = multiprocessing.get_context("spawn")
     queue, start = context.Queue(), context.Barrier(len(halves) + 1)
     workers = [context.Process(target=_index_in_process, args=(uri, half, queue, start))
@@ -285,5 +286,8 @@ def test_redis_down_is_store_unavailable():
     from scrapy_declutter.errors import StoreUnavailableError
 
     pytest.importorskip("redis")
+    index = open_duplicate_index(f"redis://127.0.0.1:{_free_port()}/0", name="x")  # no error yet
+    assert index.first_copy("https://a.example/", "") is None  # no text: nothing to ask
     with pytest.raises(StoreUnavailableError):
-        open_duplicate_index(f"redis://127.0.0.1:{_free_port()}/0", name="x")
+        index.first_copy("https://a.example/", gold_text("0540"))
+    index.close()  # never counted in: nothing to undo, no error

@@ -36,7 +36,7 @@ MIN_THRESHOLD = 0.8
 #: Pages an index holds by default (``DECLUTTER_DUPLICATE_MAX_PAGES``): about 5 KB each,
 #: in the crawl process or in Redis, so about 1.2 GB when full (see docs/output.md).
 MAX_PAGES = 250_000
-#: Items flagged as a near-duplicate of an earlier page.
+#: Pages found to be a near-duplicate of an earlier page.
 STAT = "declutter/duplicates"
 #: Pages not checked because the index's store could not be reached.
 UNAVAILABLE_STAT = "declutter/duplicates/unavailable"

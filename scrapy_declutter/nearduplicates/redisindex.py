@@ -16,8 +16,8 @@ first. A page that needs no entry (an exact copy, a full index) writes
 nothing: its answer holds for the ranks it read.
 
 The index lives as long as the crawl: the last process to close it deletes
-its keys, unless it is kept; a process that finds none open when it opens
-it deletes what an earlier crawl left, unless kept. A process killed without
+its keys, unless it is kept; a process that finds none open when it first
+uses it deletes what an earlier crawl left, unless kept. A process killed without
 closing leaves its count in ``open``, and the keys stay until a crawl
 closes with nobody else counted.
 """
@@ -63,8 +63,15 @@ class RedisIndex(DuplicateIndex):
         self._width = 4 * self.signer.permutations  # bytes of a signature
         self.client = redis.Redis.from_url(uri, socket_timeout=timeout,
                                            socket_connect_timeout=timeout)
-        if self._call(self.client.incr, self._open) == 1 and not keep:
-            self._delete(keep=self._open)
+        self._counted = False  # whether this process is counted in ``open`` yet
+
+    def _join(self) -> None:
+        """Count this process in ``open`` on its first page (a server down at start is then
+        one page's StoreUnavailableError, not a crawl that cannot start)."""
+        if not self._counted:
+            if self.client.incr(self._open) == 1 and not self.keep:
+                self._delete(keep=self._open)
+            self._counted = True
 
     def _call(self, fn, *args):
         try:
@@ -81,6 +88,7 @@ class RedisIndex(DuplicateIndex):
         return self._call(self._transaction, url, minhash.hashvalues)
 
     def _transaction(self, url: str, signature: np.ndarray) -> str | None:
+        self._join()
         keys = self._band_keys(signature)
         with self.client.pipeline() as pipe:
             for _ in range(MAX_RETRIES):
@@ -134,7 +142,7 @@ class RedisIndex(DuplicateIndex):
 
     def close(self) -> None:
         try:
-            if self._call(self.client.decr, self._open) <= 0 and not self.keep:
+            if self._counted and self._call(self.client.decr, self._open) <= 0 and not self.keep:
                 self._call(self._delete)
         except StoreUnavailableError as exc:
             logger.warning("the duplicate index in %s could not be closed: %s", self.uri, exc)
