@@ -3,8 +3,10 @@
 Keys live under ``scrapy-declutter:duplicates:<name>:`` (``name`` is the
 crawl's, the spider's name by default): ``rank``, the number of pages
 indexed; ``pages``, a hash rank -> signature (little-endian uint32 values)
-followed by the URL; one list of ranks per band value, ``band:<i>:<values>``;
-``open``, how many processes have the index open. Nothing read back is
+followed by the URL; ``bands``, a hash band number and values -> the ranks
+of the pages that have them (little-endian uint32, in rank order), one
+HMGET and one HSET a page whatever the number of bands; ``open``, how many
+processes have the index open. Nothing read back is
 unpickled: a signature is bytes of fixed length, a URL UTF-8 text.
 
 A page is answered and indexed in one optimistic transaction: WATCH
@@ -59,6 +61,7 @@ class RedisIndex(DuplicateIndex):
         self.prefix = f"{PREFIX}{name}:".encode()
         self._rank = self.prefix + b"rank"
         self._pages = self.prefix + b"pages"
+        self._bands = self.prefix + b"bands"
         self._open = self.prefix + b"open"
         self._width = 4 * self.signer.permutations  # bytes of a signature
         self.client = redis.Redis.from_url(uri, socket_timeout=timeout,
@@ -79,9 +82,9 @@ class RedisIndex(DuplicateIndex):
         except (self._redis.ConnectionError, self._redis.TimeoutError) as exc:
             raise StoreUnavailableError(f"{self.uri}: {exc}") from exc
 
-    def _band_keys(self, signature: np.ndarray) -> list[bytes]:
+    def _band_fields(self, signature: np.ndarray) -> list[bytes]:
         values = signature.astype("<u4", copy=False)
-        return [self.prefix + b"band:%d:" % i + values[i * self.rows:(i + 1) * self.rows].tobytes()
+        return [bytes([i]) + values[i * self.rows:(i + 1) * self.rows].tobytes()
                 for i in range(self.bands)]
 
     def _first_copy(self, url: str, minhash: Any) -> str | None:
@@ -89,23 +92,25 @@ class RedisIndex(DuplicateIndex):
 
     def _transaction(self, url: str, signature: np.ndarray) -> str | None:
         self._join()
-        keys = self._band_keys(signature)
+        fields = self._band_fields(signature)
         with self.client.pipeline() as pipe:
             for _ in range(MAX_RETRIES):
                 try:
                     pipe.watch(self._rank)
                     count = int(pipe.get(self._rank) or 0)
-                    answer, known = earliest(url, signature, self._candidates(keys, count),
+                    members = self.client.hmget(self._bands, fields)
+                    answer, known = earliest(url, signature, self._candidates(members, count),
                                              self.threshold)
                     if known or count >= self.max_pages:
                         pipe.unwatch()
                         return answer
+                    rank = np.array([count], dtype="<u4").tobytes()
                     pipe.multi()
                     pipe.set(self._rank, count + 1)
                     pipe.hset(self._pages, count,
                               signature.astype("<u4", copy=False).tobytes() + url.encode())
-                    for key in keys:
-                        pipe.rpush(key, count)
+                    pipe.hset(self._bands, mapping={field: (ranks or b"") + rank
+                                                    for field, ranks in zip(fields, members)})
                     pipe.execute()
                     return answer
                 except self._redis.WatchError:
@@ -113,18 +118,22 @@ class RedisIndex(DuplicateIndex):
         raise StoreUnavailableError(f"{self.uri}: gave up indexing {url!r} after "
                                     f"{MAX_RETRIES} conflicting writes")
 
-    def _candidates(self, keys: list[bytes], count: int) -> list[tuple[int, str, np.ndarray]]:
-        """(rank, url, signature) of the pages that share a band with these keys, among the
-        first ``count`` indexed (later ones may be half written)."""
-        with self.client.pipeline(transaction=False) as reads:
-            for key in keys:
-                reads.lrange(key, 0, -1)
-            ranks = sorted({int(r) for found in reads.execute() for r in found})
-        ranks = [r for r in ranks if r < count]
-        if not ranks:
+    def _candidates(self, members: list[bytes | None],
+                    count: int) -> list[tuple[int, str, np.ndarray]]:
+        """(rank, url, signature) of the pages in these bands' values, among the first
+        ``count`` indexed (a later one may be half written)."""
+        ranks: set[int] = set()
+        for packed in members:
+            if packed and len(packed) % 4 == 0:
+                ranks.update(np.frombuffer(packed, dtype="<u4").tolist())
+            elif packed:
+                logger.error("a band of the duplicate index in %s is unreadable and skipped",
+                             self.uri)
+        ordered = sorted(r for r in ranks if r < count)
+        if not ordered:
             return []
         found = []
-        for rank, raw in zip(ranks, self.client.hmget(self._pages, ranks)):
+        for rank, raw in zip(ordered, self.client.hmget(self._pages, ordered)):
             if raw is None or len(raw) < self._width:
                 logger.error("duplicate index entry %d in %s is unreadable and skipped",
                              rank, self.uri)
