@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import random
 import sys
 from pathlib import Path
 
@@ -61,7 +62,11 @@ def test_compiled_words_are_the_reference_words(file_id):
 
     require_compiled(signature._compiled, "near-duplicate word hashing")
     odd = "x\xc2 ab\u3000cd\u3001東京は晴れ \xa0\u2014b «é» ÉCOLE école " + "w" * 90
-    for text in (gold_text(file_id), odd, "", "a", "\u2014"):
+    rnd = random.Random(file_id)
+    alphabet = "ab Z9,.\xa0\u2014\u3000\u3001東京は晴れé«»\u2028\U0001f600\ud800"
+    shuffled = ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 30)))
+                for _ in range(300)]
+    for text in (gold_text(file_id), odd, "", "a", "\u2014", *shuffled):
         utf8 = text.encode("utf-8", "surrogatepass")
         assert np.array_equal(signature._compiled.word_hashes(utf8),
                               signature.python_word_hashes(utf8)), text[:40]

@@ -10,7 +10,6 @@ the 64th byte, then mixed.
 """
 
 from libc.stdint cimport uint64_t
-from libc.stdlib cimport calloc, free
 
 import numpy as np
 
@@ -30,47 +29,48 @@ cdef inline uint64_t finished(uint64_t total) noexcept nogil:
 
 
 def word_hashes(bytes data):
-    """One 64-bit hash per word of UTF-8 ``data``, in order (a uint64 array)."""
+    """One 64-bit hash per word of UTF-8 ``data``, in order (a uint64 array).
+
+    ``data`` is valid UTF-8 (``str.encode``): a punctuation sequence starts
+    at a character's first byte, so it is skipped whole, and the byte after
+    an unspaced character is the first of the next character.
+    """
     cdef const unsigned char *d = data
-    cdef Py_ssize_t n = len(data), i, count = -1
-    cdef unsigned char *marks = <unsigned char *>calloc(2 * n + 3, 1)
-    if marks == NULL:
-        raise MemoryError()
-    cdef unsigned char *punct = marks
-    cdef unsigned char *unspaced = marks + n + 3
+    cdef Py_ssize_t n = len(data), i = 0, count = -1, after_unspaced = -1
     out = np.empty(n, dtype=np.uint64)
     cdef uint64_t[::1] words = out
     cdef uint64_t total = 0, power = 1
     cdef int offset = 0
     cdef unsigned char c
-    cdef bint inside, before = False
-    try:
-        with nogil:
-            for i in range(n - 1):
-                if d[i] == 0xC2:
-                    punct[i] = punct[i + 1] = 1
-            for i in range(n - 2):
-                if (d[i] == 0xE2 and d[i + 1] <= 0x81) or (d[i] == 0xE3 and d[i + 1] == 0x80):
-                    punct[i] = punct[i + 1] = punct[i + 2] = 1
-            for i in range(n):
-                c = d[i]
-                inside = word_byte(c) and not punct[i]
-                if not inside:
-                    before = False
-                    continue
-                unspaced[i] = 0xE3 <= c <= 0xE9
-                if not before or unspaced[i] or (i >= 3 and unspaced[i - 3]):
-                    if count >= 0:
-                        words[count] = finished(total)
-                    count += 1
-                    total, power, offset = 0, 1, 0
-                total += (c + 1 + (32 if 65 <= c <= 90 else 0)) * power
-                if offset < LAST_POWER:
-                    power *= BASE
-                    offset += 1
-                before = True
-            if count >= 0:
-                words[count] = finished(total)
-    finally:
-        free(marks)
+    cdef bint before = False
+    with nogil:
+        while i < n:
+            c = d[i]
+            if c == 0xC2 and i + 1 < n:
+                before = False
+                i += 2
+                continue
+            if i + 2 < n and ((c == 0xE2 and d[i + 1] <= 0x81) or (c == 0xE3 and d[i + 1] == 0x80)):
+                before = False
+                i += 3
+                continue
+            if not word_byte(c):
+                before = False
+                i += 1
+                continue
+            if not before or i == after_unspaced or 0xE3 <= c <= 0xE9:
+                if count >= 0:
+                    words[count] = finished(total)
+                count += 1
+                total, power, offset = 0, 1, 0
+                if 0xE3 <= c <= 0xE9:
+                    after_unspaced = i + 3
+            total += (c + 1 + (32 if 65 <= c <= 90 else 0)) * power
+            if offset < LAST_POWER:
+                power *= BASE
+                offset += 1
+            before = True
+            i += 1
+        if count >= 0:
+            words[count] = finished(total)
     return out[:count + 1]
