@@ -23,10 +23,13 @@ def test_sites_serve_each_page_under_three_urls_and_syndicate_a_page(tmp_path):
     syndicated = (site1 / "p0.html").read_bytes()
     assert b"Republished by partner site 1" in syndicated
     assert not os.path.samefile(site0 / "p0.html", site1 / "p0.html")
-    groups = testsites.copy_groups(hosts, 2, len(sources), copies=3, syndicate=True)
+    groups = testsites.copy_groups(hosts, 2, sources, copies=3, syndicate=True)
     assert len(groups) == 12
     assert groups[f"{hosts[1]}/p0-2.html"] == groups[f"{hosts[0]}/p0.html"] == 0
     assert groups[f"{hosts[1]}/p1.html"] == 3 != groups[f"{hosts[0]}/p1.html"]
+    # A source page present twice (byte for byte) in the sources is one group.
+    twice = testsites.copy_groups(hosts, 2, [*sources[:3], sources[0], sources[4]], copies=3)
+    assert twice[f"{hosts[1]}/p1.html"] == twice[f"{hosts[0]}/p0.html"] == 0
 
 
 def test_score_counts_right_wrong_and_missing_flags():

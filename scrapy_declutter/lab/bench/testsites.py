@@ -20,6 +20,7 @@ hundred pages/s).
 from __future__ import annotations
 
 import gzip
+import hashlib
 import os
 import shutil
 import socket
@@ -117,11 +118,14 @@ def build(root: Path, sites: int, pages: int, sources: list[Path], *, copies: in
     return hosts
 
 
-def copy_groups(hosts: list[str], pages: int, count: int, *, copies: int = 1,
+def copy_groups(hosts: list[str], pages: int, sources: list[Path], *, copies: int = 1,
                 syndicate: bool = False) -> dict[str, int]:
-    """``host/name`` of every page ``build`` wrote -> the source page it was made from: pages
-    of one source are copies of each other, all others distinct."""
-    return {f"{h}/{name}": source_of(i, j, pages, count, syndicate)
+    """``host/name`` of every page ``build`` wrote -> the first of its source's byte-identical
+    twins (a data set may hold one page twice): pages of one group are copies of each other."""
+    first: dict[bytes, int] = {}
+    twin = [first.setdefault(hashlib.sha256(_read(path)).digest(), n)
+            for n, path in enumerate(sources)]
+    return {f"{h}/{name}": twin[source_of(i, j, pages, len(sources), syndicate)]
             for i, h in enumerate(hosts) for j in range(pages) for name in page_names(j, copies)}
 
 

@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
                             pythonpath=args.pythonpath, concurrency=args.concurrency,
                             extra=extra)
         if args.duplicates:
-            groups = testsites.copy_groups(hosts, args.pages, len(sources), **copies)
+            groups = testsites.copy_groups(hosts, args.pages, sources, **copies)
             scores = duplicate_scores(root, modes, args.rounds, groups)
     print(f"{args.sites} sites x {args.pages} pages from {len(sources)} real pages, served by "
           f"{name}; {args.rounds} round(s), modes interleaved; CONCURRENT_REQUESTS="
