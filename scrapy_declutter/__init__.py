@@ -47,7 +47,8 @@ _LAZY = {
     "DeclutterMiddleware": "scrapy_declutter.integration.middleware",
     "DeclutterSpiderMiddleware": "scrapy_declutter.integration.spidermw",
     "DeclutterPipeline": "scrapy_declutter.integration.pipeline",
-    "result_for": "scrapy_declutter.integration.handoff",
+    "result_for": "scrapy_declutter.integration.response",
+    "DeclutteredResponse": "scrapy_declutter.integration.response",
     "CsvItemExporter": "scrapy_declutter.integration.exporters",
     "XmlItemExporter": "scrapy_declutter.integration.exporters",
 }
@@ -74,6 +75,7 @@ __all__ = [
     "DeclutterMiddleware",
     "DeclutterPipeline",
     "DeclutterSpiderMiddleware",
+    "DeclutteredResponse",
     "DeclutterError",
     "DuplicateIndex",
     "Extractor",

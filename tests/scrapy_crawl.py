@@ -255,9 +255,39 @@ class KillWorkerSpider(ChainSpider):
 
             from scrapy_declutter.integration.state import CrawlState
 
-            for pid in CrawlState.of(self.crawler).workers.pids:
+            for pid in CrawlState.of(self.crawler).backend.pids:
                 os.kill(pid, signal.SIGKILL)
         yield from super().parse(response, i)
+
+
+class ParagraphsSpider(scrapy.Spider):
+    """docs/meta-keys.md's spider, following same-site links up to ``limit`` pages.
+
+    Each item holds the paragraphs its callback read from ``result_for(response)``,
+    or None where the callback got no Result.
+    """
+
+    name = "paragraphs"
+
+    def __init__(self, start_url: str, limit: str = "12", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.start_urls = [start_url]
+        self.prefix = start_url.rsplit("/", 1)[0] + "/"  # pages of the start page's folder
+        self.limit = int(limit)
+        self.seen = {start_url}
+
+    def parse(self, response):
+        from scrapy_declutter import result_for
+
+        result = result_for(response)
+        paragraphs = None if result is None else [b.text for b in result.content_blocks]
+        yield {"url": response.url, "paragraphs": paragraphs}
+        for href in response.css("a::attr(href)").getall():
+            url = response.urljoin(href).split("#")[0]
+            if (url.startswith(self.prefix) and url.endswith(".html") and url not in self.seen
+                    and len(self.seen) < self.limit):
+                self.seen.add(url)
+                yield scrapy.Request(url, callback=self.parse)
 
 
 class OffSiteSpider(SiteSpider):
@@ -294,7 +324,7 @@ class HtmlItemSpider(scrapy.Spider):
 SPIDERS = {
     cls.__name__: cls
     for cls in (SiteSpider, MetaCopySpider, ChainSpider, MetadataThreadSpider, OffSiteSpider,
-                RenamingSiteSpider, HtmlItemSpider, KillWorkerSpider)
+                RenamingSiteSpider, HtmlItemSpider, KillWorkerSpider, ParagraphsSpider)
 }
 
 
@@ -337,7 +367,11 @@ def main(spec_path: str) -> None:
                 }
                 runner = AsyncCrawlerRunner(settings)
                 crawler = Crawler(SPIDERS[spec["spider"]], settings)
-                await runner.crawl(crawler, **spec.get("args", {}))
+                try:
+                    await runner.crawl(crawler, **spec.get("args", {}))
+                except Exception as e:  # a crawl that did not start, as `scrapy crawl` exits 1
+                    Path(spec["stats"]).write_text(json.dumps({"bootstrap_error": str(e)}))
+                    continue
                 stats = {k: _plain(v) for k, v in crawler.stats.get_stats().items()}
                 Path(spec["stats"]).write_text(json.dumps(stats, indent=1))
         except BaseException as e:  # surface in the exit code

@@ -90,9 +90,11 @@ def test_the_analyser_trims_at_its_cadence_on_the_pages_it_analyses(monkeypatch)
 
 
 def test_the_setting_reaches_the_crawls_analyser():
-    on = CrawlState(get_crawler(settings_dict={"DECLUTTER_STORE": "memory:"}))
+    on = CrawlState(get_crawler(settings_dict={"DECLUTTER_STORE": "memory:",
+                                               "DECLUTTER_PROCESSES": 0}))
     off = CrawlState(get_crawler(settings_dict={"DECLUTTER_STORE": "memory:",
+                                                "DECLUTTER_PROCESSES": 0,
                                                 "DECLUTTER_TRIM_MEMORY": "false"}))
     assert on.options.trim_memory and not off.options.trim_memory
-    assert off.analyser.trimmer.every == 0
-    assert on.analyser.trimmer.every == (TRIM_EVERY if malloc_trim() is not None else 0)
+    assert off.backend.analyser.trimmer.every == 0
+    assert on.backend.analyser.trimmer.every == (TRIM_EVERY if malloc_trim() is not None else 0)

@@ -24,6 +24,12 @@ def test_bench_extract_times_every_code_every_round_against_lxml(capsys, tiny_da
         assert float(pages_s) > 0 and float(x_lxml) > 0 and float(lxml_ms) > 0 and float(ms) > 0
     ratio = next(line for line in out.splitlines() if " over " in line)
     assert re.search(r"\(median \d+\.\d\d\)$", ratio)
+    # The plain floor: one reference line a code, extract() as a multiple of it.
+    references = [line for line in out.splitlines() if line.startswith("reference ")]
+    assert len(references) == 2
+    for line in references:
+        floor, factor = re.search(r"tree freed, (\d+\.\d+) ms/page; .* = (\d+\.\d\d)x", line).groups()
+        assert float(floor) > 0 and float(factor) > 0
 
 
 def test_bench_extract_gives_the_text_when_asked(capsys, tiny_dataset):

@@ -63,7 +63,7 @@ def table_settings() -> dict[str, tuple[object, bool]]:
     from scrapy_declutter.integration import settings as table
 
     return {table.setting_name(f.name): (f.default, f.metadata["setting"].per_request)
-            for f in dataclasses.fields(table.DeclutterOptions)}
+            for f in dataclasses.fields(table.DeclutterOptions) if "setting" in f.metadata}
 
 
 def code_names() -> dict[str, set[str]]:

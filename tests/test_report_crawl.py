@@ -60,10 +60,10 @@ def test_inspect_settings_are_read_and_checked_with_the_others(tmp_path):
     for bad in (2, "a lot", -0.5):
         with pytest.raises(SettingsError, match="DECLUTTER_INSPECT_SAMPLE=.* is not a rate"):
             options(DECLUTTER_INSPECT_DIR="x", DECLUTTER_INSPECT_SAMPLE=bad)
-    crawler = get_crawler(settings_dict={"DECLUTTER_STORE": "memory:",
+    crawler = get_crawler(settings_dict={"DECLUTTER_STORE": "memory:", "DECLUTTER_PROCESSES": 0,
                                          "DECLUTTER_INSPECT_DIR": str(tmp_path / "r"),
                                          "DECLUTTER_INSPECT_SAMPLE": "0.5"})
-    sampler = build_from_crawler(DeclutterMiddleware, crawler).state.inspector
+    sampler = build_from_crawler(DeclutterMiddleware, crawler).state.backend.runner.inspector
     assert (sampler.directory, sampler.rate) == (tmp_path / "r", 0.5)
     with pytest.raises(DeclutterError, match="rate"):
         ReportSampler(tmp_path, 1.5)

@@ -57,37 +57,16 @@ def test_an_unusable_store_warns_once_and_extraction_goes_on(tmp_path, caplog):
     analyser.close()
 
 
-def _held_then_released(options: DeclutterOptions):
-    """The club's article analysed in its site's warm-up; its Result once the warm-up ends."""
+def test_metadata_fields_read_the_tree_of_the_analysed_page():
     from pathlib import Path
 
     html = (Path(__file__).parent / "sample_data" / "scrapy" / "article.html").read_bytes()
     response = HtmlResponse("https://club.example/article", body=html,
                             headers={"Content-Type": "text/html; charset=utf-8"})
-    analyser = Analyser("memory:")
-    page = analyser.page_of_response(response.body, "text/html; charset=utf-8",
-                                     lambda: response.selector.root, lambda: response.text,
-                                     response.url, options)
-    assert analyser.submit(page, options, "the article") == []  # held: its site warms up
-    [released] = analyser.release()
-    analyser.close()
-    assert released.key == "the article"
-    return released.result
-
-
-def test_metadata_fields_still_work_for_a_page_held_in_its_warm_up():
     options = DeclutterOptions(metadata_fields=(("authors", "authors"), ("date_published", "date")))
-    result = _held_then_released(options)
-    assert result.root is not None  # kept while held: the fields read the markup
+    analyser = Analyser("memory:")
+    result = analyse(analyser, response, options)
+    analyser.close()
     values = field_values(result, options)
     assert values["authors"] and "Ann Hollis" in values["authors"]
     assert values["date"].startswith("2026-09-14")
-
-
-def test_a_held_page_lets_its_tree_go_when_no_field_reads_it():
-    plain = _held_then_released(DeclutterOptions(blocks_field="blocks"))
-    with_metadata = _held_then_released(DeclutterOptions(blocks_field="blocks",
-                                                         metadata_fields=(("authors", "authors"),)))
-    assert plain.root is None and with_metadata.root is not None
-    options = DeclutterOptions(blocks_field="blocks")
-    assert field_values(plain, options) == field_values(with_metadata, options)

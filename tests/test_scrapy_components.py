@@ -23,7 +23,7 @@ from scrapy_declutter import (
     DeclutterPipeline,
     DeclutterSpiderMiddleware,
 )
-from scrapy_declutter.integration import handoff
+from scrapy_declutter.integration.middleware import skip_reason
 from scrapy_declutter.integration.items import FieldWriter, field_values
 from scrapy_declutter.integration.settings import DEFAULTS, DeclutterOptions, SettingsError
 from scrapy_declutter.limits import MAX_BYTES
@@ -73,7 +73,8 @@ def test_disabled_components_raise_not_configured():
 
 def test_options_defaults_and_command_line_strings():
     assert DeclutterOptions.from_settings(get_crawler().settings) == DeclutterOptions()
-    assert set(DEFAULTS) == {f"DECLUTTER_{f.name.upper()}" for f in dataclasses.fields(DeclutterOptions)}
+    assert set(DEFAULTS) == {f"DECLUTTER_{f.name.upper()}" for f in dataclasses.fields(DeclutterOptions)
+                             if f.name != "crawl"}
     settings = get_crawler(settings_dict={
         "DECLUTTER_SITE_LEARNING": "False", "DECLUTTER_MAX_SIZE": "1000",
         "DECLUTTER_BLOCKS_FIELD": "None", "DECLUTTER_TITLE_FIELD": "headline",
@@ -102,6 +103,9 @@ def test_meta_overrides_are_validated():
     assert base.override({}) is base
     over = base.override({"extractor": "density", "DECLUTTER_TEXT_FIELD": "txt", "site_learning": "off"})
     assert (over.extractor, over.text_field, over.site_learning) == ("density", "txt", False)
+    # A renamed field adds its column: the crawl's own fields stay on the request's items.
+    assert list(over.item_fields()) == ["clean_text", "txt"]
+    assert list(over.override({"text_field": "t2"}).item_fields()) == ["clean_text", "t2"]
     with pytest.raises(SettingsError, match="store is not a scrapy_declutter meta"):
         base.override({"store": "memory:"})  # per crawl only
     with pytest.raises(SettingsError):
@@ -151,15 +155,13 @@ def _middleware(**settings):
 
 
 def test_skip_reasons():
-    mw = _middleware()
-    opts = mw.state.options
     req = Request("https://example.com/", callback=lambda r: None)
     html = HtmlResponse("https://example.com/", body=b"<p>hi</p>", request=req)
-    assert mw.skip_reason(req, html, opts) == ""
-    assert mw.skip_reason(Request("https://example.com/", callback=NO_CALLBACK), html, opts) == "no_callback"
-    assert mw.skip_reason(req, Response("https://example.com/", body=b"\x89PNG"), opts) == "non_html"
-    assert mw.skip_reason(req, html.replace(status=404), opts) == "status"
-    assert mw.skip_reason(req, html.replace(body=b"  "), opts) == "empty"
+    assert skip_reason(req, html) == ""
+    assert skip_reason(Request("https://example.com/", callback=NO_CALLBACK), html) == "no_callback"
+    assert skip_reason(req, Response("https://example.com/", body=b"\x89PNG")) == "non_html"
+    assert skip_reason(req, html.replace(status=404)) == "status"
+    assert skip_reason(req, html.replace(body=b"  ")) == "empty"
 
 
 def test_one_size_cap_counted_once():
@@ -167,19 +169,26 @@ def test_one_size_cap_counted_once():
     mw = _middleware(DECLUTTER_MAX_SIZE=100, DECLUTTER_THREADS=False)
     req = Request("https://example.com/", callback=lambda r: None)
     big = HtmlResponse("https://example.com/", body=b"<p>" + b"x " * 100 + b"</p>", request=req)
-    assert mw.skip_reason(req, big, mw.state.options) == ""  # not the middleware's to refuse
-    asyncio.run(mw.process_response(req, big))
-    result = handoff.get(big).result
+    assert skip_reason(req, big) == ""  # not the middleware's to refuse
+    analysed = asyncio.run(mw.process_response(req, big))
+    result = analysed.declutter
+    assert isinstance(analysed, HtmlResponse) and analysed.request is req
+    assert scrapy_declutter.result_for(analysed) is result
+    assert analysed.replace(url="https://example.com/2").declutter is result  # kept by replace
     assert result.reason.startswith("too_large") and result.text == ""
     stats = mw.state.stats.get_stats()
     assert stats["declutter/rejected/too_large"] == 1
     assert not any(k.startswith("declutter/skipped") for k in stats)
 
 
-def test_unknown_extractor_is_a_setup_error():
-    state = _middleware(DECLUTTER_EXTRACTOR="no-such-extractor").state
-    assert state.setup_error.startswith("DECLUTTER_EXTRACTOR='no-such-extractor' is not an extractor")
-    assert "valid names" in state.setup_error
+def test_unknown_extractor_is_a_setup_error_raised_where_scrapy_builds_the_component(caplog):
+    with caplog.at_level(logging.ERROR), pytest.raises(SettingsError) as raised:
+        _middleware(DECLUTTER_EXTRACTOR="no-such-extractor")
+    message = str(raised.value)
+    assert message.startswith("scrapy_declutter cannot start:\n  DECLUTTER_EXTRACTOR='no-such-"
+                              "extractor' is not an extractor")
+    assert "valid names" in message
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == [message]
 
 
 def test_importing_the_package_does_not_import_scrapy():

@@ -124,10 +124,8 @@ def test_markdown_and_metadata_fields_on_every_item_of_a_feed(site_url, tmp_path
         "spider": "MetadataThreadSpider",
         "settings": {"FEEDS": {str(p): {"format": fmt} for fmt, p in both.items()},
                      "DECLUTTER_FORMAT": "both", "DECLUTTER_METADATA_FIELDS": METADATA,
-                     # A site of three pages ends its warm-up at spider_idle, whose release
-                     # runs on the reactor; the thread checked below is the page-by-page path,
-                     # in the crawl process (the spider records it there).
-                     "DECLUTTER_WARMUP_PAGES": 0, "DECLUTTER_PROCESSES": 0},
+                     # The thread checked below is the crawl process's (the spider records it).
+                     "DECLUTTER_PROCESSES": 0},
         "args": {"start_url": site_url, "paths": json.dumps(paths)},
     }, {
         "spider": "ChainSpider",

@@ -50,71 +50,73 @@ def test_a_copied_meta_never_carries_the_previous_pages_result(site_url, tmp_pat
     assert stats[0]["declutter/skipped/status"] == 1
 
 
-# -- the spider middleware forgets a response's output once its callback is done ----------------
+# -- the Result travels on the response, and only there ---------------------------------------
 def _spider_middleware():
     from scrapy.utils.misc import build_from_crawler
     from scrapy.utils.test import get_crawler
 
     from scrapy_declutter import DeclutterSpiderMiddleware
 
-    crawler = get_crawler(settings_dict={"DECLUTTER_STORE": "memory:"})
+    crawler = get_crawler(settings_dict={"DECLUTTER_STORE": "memory:", "DECLUTTER_PROCESSES": 0})
     return build_from_crawler(DeclutterSpiderMiddleware, crawler)
 
 
 def _analysed_response(url: str = "https://example.com/a"):
     from scrapy.http import HtmlResponse, Request
 
-    from scrapy_declutter.integration import handoff
+    from scrapy_declutter.integration.output import PageOutput
+    from scrapy_declutter.integration.response import decluttered
     from scrapy_declutter.result import Result
 
-    response = HtmlResponse(url, body=b"<p>x</p>", request=Request(url))
+    response = decluttered(HtmlResponse(url, body=b"<p>x</p>", request=Request(url)))
     result = Result(text="the page's own text", blocks=[], url=url)
-    handoff.put(response.request, handoff.PageOutput(result, {"clean_text": result.text}))
+    response.declutter_output = PageOutput({"clean_text": result.text}, result=result)
     return response, result
 
 
-def test_result_for_lasts_while_the_callback_runs_and_not_after():
+async def _consume(output):
+    return [obj async for obj in output]
+
+
+def test_the_callback_reads_the_result_on_its_response_and_its_items_get_the_fields():
     import asyncio
 
-    from scrapy_declutter import result_for
+    from scrapy_declutter import DeclutteredResponse, result_for
 
     mw = _spider_middleware()
     response, result = _analysed_response()
+    assert isinstance(response, DeclutteredResponse)
     seen = []
 
     async def callback():  # a callback reading its Result, then yielding an item
-        seen.append(result_for(response))
+        seen.append((response.declutter, result_for(response)))
         yield {"url": response.url}
+        yield {"url": response.url, "clean_text": "the spider's own"}
 
-    async def consume(output):
-        return [obj async for obj in output]
+    items = asyncio.run(_consume(mw.process_spider_output(response, callback())))
+    assert seen == [(result, result)]
+    assert items == [{"url": response.url, "clean_text": result.text},
+                     {"url": response.url, "clean_text": "the spider's own"}]
+    assert mw.state.stats.get_value("declutter/items") == 1
 
-    items = asyncio.run(consume(mw.process_spider_output(response, callback())))
-    assert seen == [result] and items == [{"url": response.url, "clean_text": result.text}]
-    assert result_for(response) is None  # forgotten once the output is consumed
 
-
-def test_the_output_is_forgotten_when_the_callback_raises():
+def test_items_of_a_response_that_was_not_analysed_keep_the_columns_empty():
     import asyncio
+
+    from scrapy.http import Request, TextResponse
 
     from scrapy_declutter import result_for
 
     mw = _spider_middleware()
-    response, _ = _analysed_response()
+    response = TextResponse("https://example.com/data.json", body=b"{}",
+                            request=Request("https://example.com/data.json"))
 
     async def callback():
         yield {"url": response.url}
-        raise ValueError("the spider's bug")
 
-    async def consume(output):
-        return [obj async for obj in output]
-
-    with pytest.raises(ValueError):
-        asyncio.run(consume(mw.process_spider_output(response, callback())))
     assert result_for(response) is None
-    response, _ = _analysed_response("https://example.com/b")  # raised before any output
-    assert mw.process_spider_exception(response, ValueError()) is None
-    assert result_for(response) is None
+    assert asyncio.run(_consume(mw.process_spider_output(response, callback()))) == [
+        {"url": response.url, "clean_text": None}]
 
 
 def test_a_consumed_response_and_its_tree_go_without_the_garbage_collector():
@@ -131,16 +133,13 @@ def test_a_consumed_response_and_its_tree_go_without_the_garbage_collector():
     async def callback():
         yield {"title": response.css("p::text").get()}
 
-    async def consume(output):
-        return [obj async for obj in output]
-
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        asyncio.run(consume(mw.process_spider_output(response, callback())))
+        asyncio.run(_consume(mw.process_spider_output(response, callback())))
         assert response.css("p::text").get() == "x"  # read again: a fresh selector
         selector, held = weakref.ref(response.selector), weakref.ref(response)
-        asyncio.run(consume(mw.process_spider_output(response, callback())))
+        asyncio.run(_consume(mw.process_spider_output(response, callback())))
         del response
         assert held() is None and selector() is None
     finally:
@@ -149,10 +148,12 @@ def test_a_consumed_response_and_its_tree_go_without_the_garbage_collector():
 
 
 def test_a_request_copying_meta_shares_nothing_with_the_analysed_one():
+    from scrapy.http import HtmlResponse
+
     from scrapy_declutter import result_for
 
     response, result = _analysed_response()
     follow = response.follow("/next", meta=dict(response.meta))
     assert result_for(response) is result
-    assert result_for(response.replace(request=follow)) is None
+    assert result_for(HtmlResponse(follow.url, body=b"<p>y</p>", request=follow)) is None
     assert not any("declutter" in str(k) for k in follow.meta)

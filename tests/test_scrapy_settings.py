@@ -8,7 +8,6 @@ import sys
 
 import pytest
 import scrapy
-from scrapy.exceptions import CloseSpider
 from scrapy.utils.misc import build_from_crawler
 from scrapy.utils.test import get_crawler
 
@@ -22,7 +21,6 @@ from scrapy_declutter.integration.settings import (
     SettingsError,
     setting_name,
 )
-from scrapy_declutter.integration.state import SETUP_ERROR
 
 
 def options(**settings) -> DeclutterOptions:
@@ -39,7 +37,7 @@ def with_spider_arguments(**arguments) -> DeclutterOptions:
 
 
 def test_defaults_are_the_options_types_and_written_once():
-    fields = dataclasses.fields(DeclutterOptions)
+    fields = [f for f in dataclasses.fields(DeclutterOptions) if f.name != "crawl"]
     assert DEFAULTS == {setting_name(f.name): f.default for f in fields}
     assert list(SETTINGS) == list(DEFAULTS) and next(iter(DEFAULTS)) == "DECLUTTER_ENABLED"
     assert options() == DeclutterOptions()  # nothing set: the dataclass defaults, converted
@@ -141,32 +139,37 @@ def test_the_format_says_which_text_fields_an_item_gets(fmt, fields):
 
 
 # -- start-up checks beyond the values: store, dependencies, folders --------------------------------
-def state_of(**settings):
-    crawler = get_crawler(settings_dict={"DECLUTTER_STORE": "memory:", **settings})
-    return build_from_crawler(DeclutterMiddleware, crawler).state
+def setup_error(**settings) -> str:
+    """The message Scrapy gets when it builds the plugin's first component; "" if none."""
+    crawler = get_crawler(settings_dict={"DECLUTTER_STORE": "memory:",
+                                         "DECLUTTER_PROCESSES": 0, **settings})
+    try:
+        build_from_crawler(DeclutterMiddleware, crawler)
+    except SettingsError as e:
+        return str(e).removeprefix("scrapy_declutter cannot start:\n").replace("\n  ", "\n").strip()
+    return ""
 
 
 def test_a_sound_setup_has_no_error():
-    assert state_of().setup_error == ""
-    assert state_of(DECLUTTER_STORE="redis://127.0.0.1:1/0").setup_error == ""  # down is not wrong
+    assert setup_error() == ""
+    assert setup_error(DECLUTTER_STORE="redis://127.0.0.1:1/0") == ""  # down is not wrong
 
 
 def test_store_scheme_and_backend_dependency_are_checked(monkeypatch, tmp_path):
-    assert "unknown store URI" in state_of(DECLUTTER_STORE="ftp://x").setup_error
+    assert "unknown store URI" in setup_error(DECLUTTER_STORE="ftp://x")
     monkeypatch.setitem(sys.modules, "redis", None)  # an install without the redis extra
-    error = state_of(DECLUTTER_STORE="redis://127.0.0.1:6379/0").setup_error
+    error = setup_error(DECLUTTER_STORE="redis://127.0.0.1:6379/0")
     assert error.startswith("DECLUTTER_STORE='redis://127.0.0.1:6379/0' cannot be opened")
     assert "pip install scrapy-declutter[redis]" in error
     (tmp_path / "file").write_text("")
-    error = state_of(DECLUTTER_INSPECT_DIR=str(tmp_path / "file" / "reports")).setup_error
+    error = setup_error(DECLUTTER_INSPECT_DIR=str(tmp_path / "file" / "reports"))
     assert error.startswith("DECLUTTER_INSPECT_DIR=") and "cannot be created" in error
 
 
-def test_a_setup_error_closes_the_spider_when_it_opens(caplog):
-    state = state_of(DECLUTTER_EXTRACTOR="nosuch", DECLUTTER_MAX_SIZE="x")
-    with pytest.raises(CloseSpider) as e:
-        state.refuse_to_start(spider=None)
-    assert e.value.reason == SETUP_ERROR
+def test_a_setup_error_is_logged_first_and_whole_then_raised(caplog):
+    with caplog.at_level("ERROR"):
+        error = setup_error(DECLUTTER_EXTRACTOR="nosuch", DECLUTTER_MAX_SIZE="x")
     (record,) = [r for r in caplog.records if r.levelname == "ERROR"]
-    assert "DECLUTTER_EXTRACTOR='nosuch'" in record.getMessage()
-    assert "DECLUTTER_MAX_SIZE='x'" in record.getMessage()
+    assert record.getMessage().startswith("scrapy_declutter cannot start:\n  ")
+    assert "DECLUTTER_EXTRACTOR='nosuch'" in error and "DECLUTTER_MAX_SIZE='x'" in error
+    assert error.replace("\n", "\n  ") in record.getMessage()

@@ -1,10 +1,11 @@
-"""A broken set-up stops the crawl at start with one message (issue 18).
+"""A broken set-up stops the crawl at start with one message and a non-zero exit (issue 40).
 
 Real crawls: each bad setting, unknown setting name, unusable store or
-extractor that cannot be imported must close the spider before its first
-request, with one error naming the setting and what it accepts, and no
-traceback (neither per page nor asyncio's "Task exception was never
-retrieved"). The last test runs ``scrapy crawl`` itself in the example project.
+extractor that cannot be imported must stop the crawl before its first
+request and before any feed is opened, with one error naming the setting and
+what it accepts, logged first and whole (Scrapy may print a traceback after
+it). The last tests run ``scrapy crawl`` itself in the example project: it
+exits 1 and leaves the previous feed file as it was.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from test_scrapy_crawl import crawl, site_url  # noqa: F401 (fixture)
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "example_project"
@@ -62,31 +64,37 @@ def test_each_broken_setup_stops_the_crawl_at_start_with_one_message(site_url, t
     for (settings, args, _, expected), log, s in zip(BROKEN, logs, stats):
         text = log.read_text()
         case = settings or args
-        assert s["finish_reason"] == "declutter_setup_error", case
-        assert "downloader/request_count" not in s, case  # not one page fetched
+        assert s["bootstrap_error"].startswith("scrapy_declutter cannot start:"), case
         errors = _error_lines(text)
         assert len(errors) == 1 and "scrapy_declutter cannot start" in errors[0], (case, errors)
         for phrase in expected:
             assert phrase in text, (case, phrase, text[-3000:])
-        assert "Traceback" not in text and "Task exception was never retrieved" not in text, case
+            assert phrase in s["bootstrap_error"], (case, phrase)
+        assert "Crawled (" not in text, case  # not one page fetched
 
 
-def test_scrapy_crawl_with_a_bad_setting_prints_one_error_and_no_traceback(tmp_path):
+@pytest.mark.parametrize("setting", ["DECLUTTER_FORMAT=md", "DECLUTTER_FORMT=markdown"])
+def test_scrapy_crawl_with_a_bad_setting_exits_1_and_keeps_the_previous_feed(tmp_path, setting):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(EXAMPLE),
                                                                      os.environ.get("PYTHONPATH")]))}
+    out = tmp_path / "items.jsonl"
+    out.write_text('{"url": "yesterday"}\n')
     proc = subprocess.run(
-        [sys.executable, "-m", "scrapy", "crawl", "docs", "-O", str(tmp_path / "items.jsonl"),
-         "-s", "DECLUTTER_EXTRACTOR=nosuch", "-s", "TELNETCONSOLE_ENABLED=False"],
+        [sys.executable, "-m", "scrapy", "crawl", "docs", "-O", str(out),
+         "-s", setting, "-s", "TELNETCONSOLE_ENABLED=False"],
         cwd=EXAMPLE, env=env, capture_output=True, text=True, timeout=300, check=False,
     )
     log = proc.stderr
-    assert _error_lines(log) == [l for l in log.splitlines() if "cannot start" in l], log[-3000:]
-    assert "DECLUTTER_EXTRACTOR='nosuch' is not an extractor" in log
-    assert "'finish_reason': 'declutter_setup_error'" in log
-    assert "Traceback" not in log and "Task exception was never retrieved" not in log
+    assert proc.returncode == 1, log[-3000:]
+    name = setting.split("=")[0]
+    first = _error_lines(log)[0]
+    assert "scrapy_declutter cannot start" in first, log[-3000:]
+    # The message, first and whole, before anything Scrapy prints after it.
+    message = log[log.index("scrapy_declutter cannot start"):].split("\n20")[0]
+    assert name in message and ("use one of text, markdown, both" in message
+                                or "did you mean DECLUTTER_FORMAT?" in message), message
     assert "Crawled (" not in log
-    if (tmp_path / "items.jsonl").exists():
-        assert (tmp_path / "items.jsonl").read_text() == ""
+    assert out.read_text() == '{"url": "yesterday"}\n'  # the feed was never opened
 
 
 def test_disabled_plugin_skips_validation(site_url, tmp_path):  # noqa: F811

@@ -1,10 +1,10 @@
 """Worker processes (``DECLUTTER_PROCESSES``) in real crawls: the same items as in-process.
 
 The analysis moves to another process; nothing a crawl produces may change:
-the items and their fields, a site's warm-up whatever order its pages
-arrive in, the per-site INFO line in Scrapy's log. A worker killed mid-crawl
-loses no item: the pages it held go on with empty fields, once counted as
-an error, and the rest of the crawl is analysed in-process.
+the items and their fields, the Result a callback reads, the per-site INFO
+line in Scrapy's log. A worker killed mid-crawl loses no item: a page it was
+analysing goes on with empty fields, once counted as an error, and the rest
+of the crawl is analysed in-process.
 """
 
 from __future__ import annotations
@@ -19,11 +19,13 @@ from pathlib import Path
 import pytest
 from conftest import WCXB_SAMPLES
 from test_scrapy_crawl import CONTENT, crawl, feed, read_jsonl, site_url  # noqa: F401 (fixture)
-from test_scrapy_warmup import PAGES, orders
 
 from scrapy_declutter.integration.converters import processes
+from scrapy_declutter.integration.runner import Job
 from scrapy_declutter.integration.settings import DEFAULTS, DeclutterOptions
-from scrapy_declutter.integration.workers import Workers
+from scrapy_declutter.integration.workers import WorkerProcesses
+
+PAGES = ["/index.html", "/tomatoes.html", "/compost.html", "/bees.html", "/pruning.html"]
 
 #: A bundled page (Python docs, PSF licence; see example_project/site): real markup to parse.
 CONTENT_PAGE = (Path(__file__).resolve().parents[1]
@@ -32,8 +34,9 @@ CONTENT_PAGE = (Path(__file__).resolve().parents[1]
 
 def test_items_from_a_worker_process_are_identical_to_in_process(site_url, tmp_path):
     specs = [{"args": {"start_url": f"{site_url}/index.html"},
+              # One request at a time: the same arrival order, so the same site learning.
               "settings": {**feed(tmp_path / f"items{n}.jsonl"), "DECLUTTER_PROCESSES": n,
-                           "DECLUTTER_BLOCKS_FIELD": "blocks", "DECLUTTER_TITLE_FIELD": "page_title",
+                           "CONCURRENT_REQUESTS": 1, "DECLUTTER_BLOCKS_FIELD": "blocks", "DECLUTTER_TITLE_FIELD": "page_title",
                            "DECLUTTER_INSPECT_DIR": str(tmp_path / f"reports{n}"),
                            "DECLUTTER_INSPECT_SAMPLE": 1.0}}
              for n in (0, 1)]
@@ -42,16 +45,13 @@ def test_items_from_a_worker_process_are_identical_to_in_process(site_url, tmp_p
     assert in_worker == in_process
     for path, phrase in CONTENT.items():
         assert phrase in in_worker[path]["clean_text"]
-    # No callback asked for a Result: none was sent back.
-    assert "declutter/workers/results_sent" not in worker
-    assert "declutter/workers/results_fetched" not in worker
     for key in ("declutter/pages", "declutter/blocks", "declutter/content_blocks",
                 "declutter/items", "declutter/sites", "declutter/site_learning/pages",
-                "declutter/warmup/held_pages", "declutter/inspect/saved"):
+                "declutter/inspect/saved"):
         assert worker[key] == inline[key], key
     assert "declutter/errors" not in worker
     # Said once, by the crawl that has a worker: where the analysis runs.
-    assert log.count("scrapy_declutter analyses pages in 1 worker process(es), pids ") == 1
+    assert log.count("scrapy_declutter's worker process 0 is ready, pid ") == 1
     # The reports were written by the worker, one per analysed page, as in-process.
     reports = sorted(p.name for p in (tmp_path / "reports1").iterdir())
     assert reports == sorted(p.name for p in (tmp_path / "reports0").iterdir())
@@ -68,10 +68,7 @@ def test_result_for_gives_a_callback_the_same_result_in_a_worker_as_in_process(s
     in_process, in_worker = (read_jsonl(tmp_path / f"items{n}.jsonl") for n in (0, 1))
     assert in_worker == in_process
     results = {path: item["result"] for path, item in in_worker.items() if item["kind"] == "html"}
-    # The first callback's Result was fetched from the worker, which kept it; from then on
-    # each came back with its page.
-    fetched, sent = stats["declutter/workers/results_fetched"], stats["declutter/workers/results_sent"]
-    assert 1 <= fetched < len(results) and fetched + sent == len(results)
+    assert len(results) == stats["declutter/pages"] > 5
     for path, phrase in CONTENT.items():
         result = results[path]
         assert phrase in result["text"] and result["text"] == in_worker[path]["clean_text"]
@@ -81,38 +78,29 @@ def test_result_for_gives_a_callback_the_same_result_in_a_worker_as_in_process(s
     assert all(item["result"] is None for item in in_worker.values() if item["kind"] != "html")
 
 
-def test_a_warm_up_in_a_worker_gives_identical_items_in_any_order(site_url, tmp_path):
-    runs = [(o, n) for o in orders(3) for n in (1,)] + [(orders(1)[0], 0)]
-    specs = [{"spider": "ChainSpider", "args": {"start_url": site_url, "paths": json.dumps(o)},
-              "settings": {**feed(tmp_path / f"items{i}.jsonl"), "DECLUTTER_PROCESSES": n}}
-             for i, (o, n) in enumerate(runs)]
+def test_a_site_learned_in_a_worker_gives_the_items_of_in_process(site_url, tmp_path):
+    order = [PAGES[i] for i in (2, 0, 4, 1, 3)]
+    specs = [{"spider": "ChainSpider", "args": {"start_url": site_url, "paths": json.dumps(order)},
+              "settings": {**feed(tmp_path / f"items{n}.jsonl"), "DECLUTTER_PROCESSES": n}}
+             for n in (1, 0)]
     stats, log = crawl(tmp_path, *specs)
-    texts = []
-    for i, s in enumerate(stats):
-        items = read_jsonl(tmp_path / f"items{i}.jsonl")
-        assert set(items) == set(PAGES)
-        assert s["declutter/warmup/held_pages"] == s["declutter/warmup/items_sent"] == len(PAGES)
-        texts.append({path: item["clean_text"] for path, item in items.items()})
-    assert all(t == texts[-1] for t in texts)  # the last crawl is the in-process one
-    # The worker's INFO line reaches Scrapy's log through the spider's logger, once per crawl.
-    assert log.count("[chain] INFO: site 127.0.0.1: warm-up done on 5 pages") == len(specs)
+    in_worker, in_process = (read_jsonl(tmp_path / f"items{n}.jsonl") for n in (1, 0))
+    assert set(in_worker) == set(PAGES) and in_worker == in_process
+    assert all(s["declutter/site_learning/pages"] == len(PAGES) for s in stats)
 
 
 def test_a_killed_worker_loses_no_item(site_url, tmp_path):
-    order = orders(1)[0]
     spec = {"spider": "KillWorkerSpider",
-            "args": {"start_url": site_url, "paths": json.dumps(order), "kill_at": "2"},
+            "args": {"start_url": site_url, "paths": json.dumps(PAGES), "kill_at": "2"},
             "settings": {**feed(tmp_path / "items.jsonl"), "DECLUTTER_PROCESSES": 1}}
     [stats], log = crawl(tmp_path, spec)
     lines = (tmp_path / "items.jsonl").read_text().splitlines()
     items = read_jsonl(tmp_path / "items.jsonl")
     assert len(lines) == len(PAGES) and set(items) == set(PAGES)  # every item, once
-    # Pages 0-2 were held in the worker's warm-up when it was killed, page 3 was sent to it:
-    # empty fields. Page 4 was analysed in the crawl process.
-    assert [items[p]["clean_text"] for p in order[:4]] == [None] * 4
-    assert items[order[4]]["clean_text"]
+    # Pages 0-2 were analysed before the kill (in page 2's callback); page 3 either reached
+    # the dead worker (empty fields) or was analysed here; page 4 was analysed here.
+    assert all(items[p]["clean_text"] for p in PAGES[:3] + PAGES[4:])
     assert stats["declutter/errors"] == stats["declutter/errors/worker_lost"] == 1
-    assert stats["declutter/workers/lost_pages"] == 4
     assert log.count("worker process 0 stopped") == 1
 
 
@@ -122,21 +110,22 @@ def test_a_worker_that_cannot_start_stops_the_crawl_at_start(site_url, tmp_path)
             "worker_python": str(tmp_path / "no-such-python"),
             "settings": {**feed(tmp_path / "items.jsonl"), "DECLUTTER_PROCESSES": 1}}
     [stats], log = crawl(tmp_path, spec)
-    assert stats["finish_reason"] == "declutter_setup_error", log[-3000:]
-    assert log.count("worker process (DECLUTTER_PROCESSES=1) could not start") == 1
-    assert "downloader/request_count" not in stats
+    assert stats["bootstrap_error"].startswith("scrapy_declutter cannot start:\n  "
+                                               "DECLUTTER_PROCESSES=1: worker processes cannot")
+    assert log.count("DECLUTTER_PROCESSES=1: worker processes cannot start") >= 1
+    assert not (tmp_path / "items.jsonl").exists()
 
 
 def test_pages_of_a_site_go_to_one_worker_whatever_the_process():
-    workers = Workers(3, None, DeclutterOptions(), 64)
-    workers.pools = [object()] * 3  # type: ignore[list-item] - only ``of`` is asked
     options = DeclutterOptions()
+    workers = WorkerProcesses(3, None, options, fallback=lambda: None)
+
+    def index(url: str) -> int | None:
+        return workers._index(Job(url, b"", None, options))
+
     # zlib.crc32 of the site key: the same in every process and run (hash() is salted).
-    assert workers.of("http://example.com/a", options) == workers.of("http://example.com/b/c",
-                                                                     options)
-    seen = {workers.of(f"http://site{i}.example/", options) for i in range(30)}
-    assert seen == {0, 1, 2}
-    assert workers.max_held == 21  # each worker's share of the bound on held pages
+    assert index("http://example.com/a") == index("http://example.com/b/c") is not None
+    assert {index(f"http://site{i}.example/") for i in range(30)} == {0, 1, 2}
 
 
 def test_processes_setting():
@@ -160,7 +149,7 @@ def test_a_started_worker_freezes_what_it_loaded_and_collects_less_often(tmp_pat
     code = ("import gc; from scrapy_declutter.integration import worker; "
             "from scrapy_declutter.integration.settings import DeclutterOptions; "
             "before = gc.get_freeze_count(); "
-            "worker.start('memory:', 8, None, 0.0, DeclutterOptions()); "
+            "worker.start('memory:', DeclutterOptions()); "
             "print(before, gc.get_freeze_count(), gc.get_threshold()[0])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=tmp_path).stdout.split()
@@ -193,7 +182,7 @@ def test_a_worker_parses_as_scrapy_does_without_keeping_the_response_alive(body,
     from lxml import etree
     from scrapy.http import HtmlResponse
 
-    from scrapy_declutter.integration.worker import _parsed
+    from scrapy_declutter.integration.runner import _parsed
     from scrapy_declutter.sniff import text_is_utf8
 
     headers = {"Content-Type": content_type} if content_type else None

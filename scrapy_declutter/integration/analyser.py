@@ -26,7 +26,6 @@ from .allocator import TRIM_EVERY, Trimmer, malloc_trim
 if TYPE_CHECKING:
     from lxml import etree
 
-    from ..sitelearning.warmup import Released
     from .settings import DeclutterOptions
 
 logger = logging.getLogger(__name__)
@@ -43,14 +42,10 @@ memory the C allocator keeps back to the OS every ``allocator.TRIM_EVERY``
 pages it analyses, on the thread that analyses them.
     """
 
-    def __init__(self, store: str | None, log: Any = None, max_held: int | None = None,
-                 trim: bool = False) -> None:
+    def __init__(self, store: str | None, log: Any = None, trim: bool = False) -> None:
         self.store_uri = store
         self.trimmer = Trimmer(TRIM_EVERY, malloc_trim() if trim else None)
-        #: Pages held in site warm-ups at most (None: the core's bound); a worker process
-        #: (``worker``) gets its share of the bound.
-        self.max_held = max_held
-        self.log = log  # a logger for what each site's warm-up learned (the spider's)
+        self.log = log  # a logger for what each site's model learned (the spider's)
         self._store: Any = None
         self._store_failed = False
         self._cores: dict[tuple, Any] = {}
@@ -92,36 +87,12 @@ pages it analyses, on the thread that analyses them.
             return Page.from_html(repaired, url, limits=limits)
         return Page.from_tree(root(), url, source=decoded, limits=limits)
 
-    def submit(self, page: Page, options: DeclutterOptions, key: object) -> list[Released]:
-        """Analyse a page through its site's warm-up (``DECLUTTER_WARMUP_PAGES``).
-
-        The results this page releases, each under the key it was submitted
-        with: none while its site warms up, the site's held pages when it
-        completes the warm-up, else its own. A held page keeps its parsed tree
-        only when its Result's metadata will be read (``DECLUTTER_METADATA_FIELDS``):
-        nothing else the components do with a Result reads the tree.
-        """
-        page.site = site_key_function(options.site_key)(page.url)
-        if page.reason and not page.blocks:  # passed through: nothing to learn from
-            from ..sitelearning.warmup import Released  # NumPy, with site learning
-
-            return [Released(key, result_of(page, options.extractor))]
-        with self._lock:
-            self.trimmer.page()
-            return self.core(options).submit_page(page, key=key,
-                                                   keep_tree=bool(options.metadata_fields))
-
-    def release(self) -> list[Released]:
-        """End every site's warm-up now (the spider is idle or closing): the held pages' results."""
-        with self._lock:
-            return [released for core in self._cores.values() for released in core.release()]
-
     def analyse_html(self, html: str | bytes, url: str | None, options: DeclutterOptions) -> Result:
         """A page from raw HTML, e.g. an item's HTML field."""
         return self.analyse(Page.from_html(html, url, limits=_limits(options)), options)
 
     def analyse(self, page: Page, options: DeclutterOptions) -> Result:
-        """Analyse a page at once, without a warm-up (its site learns as it goes)."""
+        """Analyse a page at once: labelled with what its site's model knows, then teaching it."""
         page.site = site_key_function(options.site_key)(page.url)
         if page.reason and not page.blocks:  # passed through: nothing to learn from
             return result_of(page, options.extractor)
@@ -132,7 +103,6 @@ pages it analyses, on the thread that analyses them.
     def core(self, options: DeclutterOptions) -> Any:
         """The core for these options, built on first use (its model loaded, the store opened)."""
         from ..sitelearning.declutter import Declutter  # NumPy: imported with the first page
-        from ..sitelearning.warmup import MAX_HELD_PAGES
 
         key = (options.extractor, options.site_learning, options.content_selector)
         core = self._cores.get(key)
@@ -143,9 +113,7 @@ pages it analyses, on the thread that analyses them.
                 store=self._store if site_learning else "memory:",
                 site_learning=site_learning,
                 content_selector=options.content_selector,
-                warmup=options.warmup_pages,
                 log=self.log,
-                max_held=MAX_HELD_PAGES if self.max_held is None else self.max_held,
                 write_behind=True,  # the store's writes off the analysis thread
             )
             self._cores[key] = core

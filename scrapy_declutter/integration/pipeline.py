@@ -15,24 +15,14 @@ from typing import Any
 
 from itemadapter import ItemAdapter
 
-from .handoff import PageOutput
 from .items import has_value
+from .output import PageOutput
+from .runner import Job
 from .state import CrawlComponent
 
 
 class DeclutterPipeline(CrawlComponent):
     """Item pipeline: analyses the raw HTML an item carries in ``DECLUTTER_HTML_FIELD``."""
-
-    async def close_spider(self) -> None:
-        """The spider closes before it went idle (``CloseSpider``, a ``CLOSESPIDER_*`` limit).
-
-        Items still waiting for their site's warm-up go to the item pipelines
-        now, before the feeds close (at ``spider_closed``). Pipelines close in
-        parallel, so one that closes before this returns may miss them; the
-        feeds get them all. At a normal finish they went at ``spider_idle``.
-        """
-        for item in self.state.release_all():
-            await self.state.held.send_now(item)
 
     async def process_item(self, item: Any) -> Any:
         state = self.state
@@ -47,8 +37,10 @@ class DeclutterPipeline(CrawlComponent):
             output = PageOutput.unanalysed(options)
         else:  # one over DECLUTTER_MAX_SIZE is the core's to refuse (declutter/rejected/too_large)
             url = url if isinstance(url, str) else None
-            output = await state.analyse(url, options, state.analyser.analyse_html, html, url)
-            if output.result is not None:
+            answer = await state.backend.analyse(Job(url, html, None, options, from_item=True))
+            state.heard(answer, url)
+            output = answer.output
+            if output.analysed:
                 state.stats.inc_value("declutter/html_items")
         if state.writer.write(item, output.fields):
             state.stats.inc_value("declutter/items")

@@ -57,14 +57,8 @@ if TYPE_CHECKING:
 DEFAULT_MAX_SIZE = MAX_BYTES
 #: Name of the SQLite file the default store keeps in the project's ``.scrapy`` data dir.
 DEFAULT_STORE_FILE = "declutter.sqlite3"
-#: A new site's first pages are held and labelled together (``sitelearning.warmup``): with
-#: fewer, the template (on half the pages, at least 2) is learned from too little; with
-#: more, items wait longer and more pages are held in memory.
-DEFAULT_WARMUP_PAGES = 8
 #: Worker processes for the analysis (``workers``): "auto" is one on a machine with a
-#: second core, none on one core. A crawl with a worker ran at about 1.4 times the pages
-#: per second of one without (0.59-0.60 against 0.40-0.45 of the crawl without the plugin,
-#: 100 sites, 2 cores), and its callbacks still get their Results (``handoff.PageOutput``).
+#: second core, none on one core (docs/results.md has the crawls that chose it).
 DEFAULT_PROCESSES = "auto"
 #: Option naming an item field -> what a Result puts in it, in plain JSON types
 #: (``items`` writes them). A new kind of field is one entry here and its
@@ -159,14 +153,15 @@ class DeclutterOptions:
     url_field: str | None = option("url", optional_text, per_request=False)
     content_selector: str | None = option(None, css_or_xpath)
     site_key: str = option("host", site_key)
-    # Per crawl: a site's warm-up is one hold shared by all its requests.
-    warmup_pages: int = option(DEFAULT_WARMUP_PAGES, count, per_request=False)
     max_size: int = option(DEFAULT_MAX_SIZE, size)
     threads: bool = option(True, boolean, per_request=False)
     processes: int = option(DEFAULT_PROCESSES, processes, per_request=False)
     trim_memory: bool = option(True, boolean, per_request=False)
     inspect_dir: str | None = option(None, optional_text, per_request=False)
     inspect_sample: float = option(DEFAULT_INSPECT_SAMPLE, rate, per_request=False)
+    #: The crawl's options, on options a request's meta changed: their item fields stay on
+    #: that request's items, so a renamed field adds a column and removes none.
+    crawl: DeclutterOptions | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         # "auto", the default, is resolved here too: options built directly, not read from
@@ -232,7 +227,8 @@ class DeclutterOptions:
                 raw[name] = changes[key]
             else:
                 problems.append(_unknown(key, sorted(REQUEST_OPTIONS), what=f"meta[{META_KEY!r}] key"))
-        return self._converted(raw, problems, base=self, describe=lambda n: n)
+        options = self._converted(raw, problems, base=self, describe=lambda n: n)
+        return dataclasses.replace(options, crawl=self.crawl or self)
 
     @classmethod
     def _converted(cls, raw: Mapping[str, Any], problems: list[str], *,
@@ -258,8 +254,12 @@ class DeclutterOptions:
         return options
 
     def item_fields(self) -> dict[str, Callable[[Result], Any]]:
-        """Item field -> what a Result puts there, for every field these options fill."""
-        return {name: value for name, _, value in self._fields()}
+        """Item field -> what a Result puts there, for every field these options fill.
+
+        Options a request's meta changed fill the crawl's fields too, first.
+        """
+        own = {name: value for name, _, value in self._fields()}
+        return own if self.crawl is None else {**self.crawl.item_fields(), **own}
 
     def field_clash(self) -> str:
         """Why two outputs would land in one item field, or "" when they do not."""
@@ -299,10 +299,12 @@ def _unknown(key: Any, valid: Iterable[str], *, what: str = "setting") -> str:
 #: Option name -> how it is read.
 OPTIONS: dict[str, Setting] = {
     f.name: f.metadata["setting"] for f in dataclasses.fields(DeclutterOptions)
+    if "setting" in f.metadata
 }
 #: Setting name -> default, derived from the options: the enabling flag first, as in Scrapy.
 DEFAULTS: dict[str, Any] = {
     setting_name(f.name): f.default for f in dataclasses.fields(DeclutterOptions)
+    if "setting" in f.metadata
 }
 #: Setting name -> how it is read; the names that are checked for typos.
 SETTINGS: dict[str, Setting] = {setting_name(name): s for name, s in OPTIONS.items()}

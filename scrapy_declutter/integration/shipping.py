@@ -1,26 +1,14 @@
-"""A worker process's Result, sent to the crawl process as plain tuples and rebuilt on demand.
+"""A worker process's Result as plain tuples, rebuilt in the crawl process on demand.
 
-A callback asks for its page's Result with ``result_for(response)``. With
-worker processes (``DECLUTTER_PROCESSES``) the Result is made in a worker,
-which sends it back (once a callback of the crawl has asked for one: see
-``worker``), and the crawl process rebuilds its Blocks only when a callback
-asks (``handoff.PageOutput``).
-
-What crosses the pipe is a ``ShippedResult``: tuples of strings and numbers
-that the pool's pipe carries as it carries the item fields. Each block is
-its fields in the constructor's order, with its ancestors and its structure
-replaced by indices into two page-wide tables of distinct values, so each
-(tag, id, classes) and each Structure is sent once (146 ancestors a page on
-WCXB-dev against 452 Ancestor objects). Measured over 120 WCXB-dev pages
-that take 9.3 ms of CPU each to analyse (process CPU time of each part,
-in one process): packing
-costs the worker 1.0 ms a page and the pipe's pickling 0.5, unpickling
-costs the crawl process 0.9, and the Blocks, built only on demand, 1.7 more.
-Sending the Blocks' own values cost the crawl process 3.1 ms, where every
-Ancestor and Structure was then rebuilt through its class; deduplicating
-ancestors by identity instead of value cost the worker 0.6 ms more. The
-parsed tree is not sent: the crawl process has its own, parsed from the
-same body, and ``Result.metadata`` is read from it when asked for.
+With worker processes (``DECLUTTER_PROCESSES``) a page's Result is made in
+a worker, which packs it (``output.PageOutput.of(..., pack=True)``); the
+crawl process rebuilds its Blocks only when a callback reads
+``response.declutter``. Each block is its fields in the constructor's
+order, with its ancestors and its structure replaced by indices into two
+page-wide tables of distinct values, so each (tag, id, classes) and each
+Structure is sent once. The parsed tree is not sent: the crawl process has
+its own, parsed from the same body, and ``Result.metadata`` is read from it
+when asked for.
 """
 
 from __future__ import annotations

@@ -288,40 +288,47 @@ BROAD_SETTINGS: dict[str, Any] = {
 
 def broad(root: Path, start_urls: list[str], modes: list[str], rounds: int, *,
           sample_every: int = 1000, pythonpath: str | None = None,
-          concurrency: int = 32,
+          baseline: str | None = None, concurrency: int = 32,
+          minimal: bool = False,
           extra: dict[str, Any] | None = None) -> dict[str, list[dict[str, Any]]]:
     """Crawl ``start_urls``' sites once per mode and round; the figures of every crawl.
 
-    Each crawl gets a fresh SQLite site store and JSON lines feed under
-    ``root`` (``items-<mode>-<round>.jsonl``); ``pythonpath`` puts another
-    checkout of the package first on the crawls' path (to measure a commit
-    before a change); ``extra`` settings go on top of every mode's.
+    Each crawl gets a fresh SQLite site store and, unless ``minimal`` (the
+    spider then only yields each page's URL and title, to no feed), a JSON
+    lines feed under ``root`` (``items-<mode>-<round>.jsonl``). ``pythonpath``
+    puts another checkout of the package first on the crawls' path;
+    ``baseline`` crawls every plugin mode once more per round with that
+    checkout (``MODE@base``), so two commits are compared in the same rounds;
+    ``extra`` settings go on top of every mode's.
     """
     from . import crawlspider
 
     urls = root / "start-urls.txt"
     urls.write_text("\n".join(start_urls))
-    env = environment_with(pythonpath)
-    results: dict[str, list[dict[str, Any]]] = {m: [] for m in modes}
+    runs = [(mode, mode, pythonpath) for mode in modes]
+    if baseline:
+        runs += [(f"{mode}@base", mode, baseline) for mode in modes if mode != "off"]
+    results: dict[str, list[dict[str, Any]]] = {label: [] for label, _, _ in runs}
     for r in range(rounds):
-        for mode in modes:
-            tag = f"{mode}-{r}"
+        for label, mode, path in runs:
+            tag = f"{label}-{r}".replace("@", "-")
             settings = {**BROAD_SETTINGS, "CONCURRENT_REQUESTS": concurrency, **BROAD_MODES[mode],
                         **(extra or {}),
-                        "DECLUTTER_STORE": f"sqlite:///{root}/store-{tag}.db",
-                        "FEEDS": {str(root / f"items-{tag}.jsonl"): {"format": "jsonlines"}}}
+                        "DECLUTTER_STORE": f"sqlite:///{root}/store-{tag}.db"}
+            if not minimal:
+                settings["FEEDS"] = {str(root / f"items-{tag}.jsonl"): {"format": "jsonlines"}}
             out = root / f"figures-{tag}.json"
             job = {"settings": settings, "urls": str(urls), "out": str(out),
                    "sample_every": sample_every}
             with open(root / f"crawl-{tag}.log", "wb") as log:
                 done = subprocess.run(
                     [sys.executable, "-m", "scrapy", "runspider", crawlspider.__file__],
-                    cwd=root, env={**env, crawlspider.JOB_ENV: json.dumps(job)},
+                    cwd=root, env={**environment_with(path), crawlspider.JOB_ENV: json.dumps(job)},
                     stdout=log, stderr=subprocess.STDOUT)
             if done.returncode or not out.exists():
                 tail = (root / f"crawl-{tag}.log").read_text(errors="replace")[-2000:]
                 raise RuntimeError(f"crawl {tag} failed (status {done.returncode}):\n{tail}")
-            results[mode].append(json.loads(out.read_text()))
+            results[label].append(json.loads(out.read_text()))
     return results
 
 

@@ -46,6 +46,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pythonpath", metavar="DIR",
                    help="crawl with the package found in DIR (another checkout, to compare a "
                         "commit: git worktree add DIR COMMIT)")
+    p.add_argument("--baseline", metavar="DIR",
+                   help="also crawl every plugin mode with the package found in DIR (MODE@base), "
+                        "in the same rounds: two commits compared in one run")
+    p.add_argument("--minimal", action="store_true",
+                   help="no feed: the spider only yields each page's URL and title")
     p.set_defaults(func=run)
 
 
@@ -80,14 +85,15 @@ def run(args: argparse.Namespace) -> int:
         with server as (port, name):
             urls = [f"http://{h}:{port}/p0.html" for h in hosts]
             results = broad(root, urls, modes, args.rounds, sample_every=args.sample_every,
-                            pythonpath=args.pythonpath, concurrency=args.concurrency,
-                            extra=extra)
+                            pythonpath=args.pythonpath, baseline=args.baseline,
+                            concurrency=args.concurrency, minimal=args.minimal, extra=extra)
         if args.duplicates:
             groups = testsites.copy_groups(hosts, args.pages, sources, **copies)
             scores = duplicate_scores(root, modes, args.rounds, groups)
     print(f"{args.sites} sites x {args.pages} pages from {len(sources)} real pages, served by "
           f"{name}; {args.rounds} round(s), modes interleaved; CONCURRENT_REQUESTS="
-          f"{args.concurrency}; {platform.node()} ({platform.machine()}, "
+          f"{args.concurrency}{'; minimal spider, no feed' if args.minimal else ''}; "
+          f"{platform.node()} ({platform.machine()}, "
           f"{os.cpu_count()} CPUs), {time.time() - started:.0f} s")
     print(broad_report(results, args.sample_every))
     if args.duplicates:

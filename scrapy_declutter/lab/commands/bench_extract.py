@@ -105,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
           f"{'text' if args.text else 'bytes'} in, extractor {args.extractor!r}; "
           f"{args.rounds} round(s), codes alternated, process time")
     print(_table(labels, figures))
+    print(_reference(labels, figures))
     for label, warning in said.items():
         if warning:
             print(f"{label} said: {warning.strip()[:200]}")
@@ -140,4 +141,17 @@ def _table(labels: list[str], figures: list[list[dict]]) -> str:
             lines.append(f"{r + 1:<6} {label:<20} {f['pages'] / f['extract']:>8.1f} "
                          f"{f['extract'] / f['lxml']:>7.2f} {1000 * f['lxml'] / f['pages']:>8.3f} "
                          f"{1000 * f['extract'] / f['pages']:>8.3f}")
+    return "\n".join(lines)
+
+
+def _reference(labels: list[str], figures: list[list[dict]]) -> str:
+    """The plain floor's line: ``document_fromstring`` of the bytes, tree freed, minimum
+    over rounds, and each row's ``extract()`` against it (minimum over rounds too)."""
+    lines = []
+    for label, rows in zip(labels, figures):
+        floor, spent = min(f["floor"] for f in rows), min(f["extract"] for f in rows)
+        pages = rows[0]["pages"]
+        lines.append(f"reference {label}: lxml.html.document_fromstring(bytes), tree freed, "
+                     f"{1000 * floor / pages:.3f} ms/page; extract() {1000 * spent / pages:.3f} "
+                     f"ms/page = {spent / floor:.2f}x the floor (minimum of rounds)")
     return "\n".join(lines)

@@ -1,0 +1,87 @@
+"""What the analysis of one response gives its callback, its items and the crawl's stats.
+
+A ``PageOutput`` travels on the response the callback receives
+(``response.declutter_output``, see ``response``): nothing keyed by request
+is kept anywhere, so a copied ``meta`` carries nothing to another page and an
+output goes away with its response.
+"""
+
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .items import field_values
+from .shipping import ShippedResult
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from lxml import etree
+
+    from ..result import Result, SiteDecisions
+    from .settings import DeclutterOptions
+
+
+@dataclass(frozen=True)
+class PageSummary:
+    """What the crawl's stats record of one analysed page, without the Result itself."""
+
+    site: str
+    #: Why the core passed the page through ("too_large: ...", "error: ..."), else "".
+    reason: str
+    blocks: int
+    content_blocks: int
+    site_learning: SiteDecisions | None
+
+    @classmethod
+    def of(cls, result: Result) -> PageSummary:
+        return cls(result.site or "", result.reason or "", len(result.blocks),
+                   sum(1 for b in result.blocks if b.is_content), result.site_learning)
+
+
+@dataclass
+class PageOutput:
+    """The item field values of one response, its stats summary and its Result.
+
+    ``summary`` is None when the response was not analysed (the analysis
+    failed); ``fields`` then maps every configured item field to None, so
+    the items keep their columns. A page analysed in a worker process has
+    ``packed`` instead of ``result``: its Result as bytes, rebuilt on the
+    crawl process's own tree only when a callback reads it (``result_on``),
+    so a crawl whose callbacks never read Results pays only for the copy.
+    """
+
+    fields: dict[str, Any]
+    summary: PageSummary | None = None
+    result: Result | None = None
+    packed: bytes | None = None
+
+    @classmethod
+    def of(cls, result: Result, options: DeclutterOptions, *, pack: bool = False) -> PageOutput:
+        """The output of an analysed page; with ``pack``, its Result as bytes (a worker's)."""
+        fields, summary = field_values(result, options), PageSummary.of(result)
+        if not pack:
+            return cls(fields, summary, result)
+        # Pickled by the worker, on its own core: the pipe then carries one bytes object,
+        # and the crawl process unpickles only the Results a callback asks for. These
+        # bytes never touch a disk or a network store.
+        return cls(fields, summary, packed=pickle.dumps(ShippedResult.of(result), protocol=5))
+
+    @classmethod
+    def unanalysed(cls, options: DeclutterOptions) -> PageOutput:
+        """The output of a response that was not analysed: every configured field None."""
+        return cls(field_values(None, options))
+
+    @property
+    def analysed(self) -> bool:
+        return self.summary is not None
+
+    def result_on(self, root: Callable[[], etree._Element]) -> Result | None:
+        """The Result, rebuilt from ``packed`` on ``root`` (a callable giving the page's tree)."""
+        if self.result is None and self.packed is not None:
+            shipped: ShippedResult = pickle.loads(self.packed)  # noqa: S301 - our own worker's
+            self.result, self.packed = shipped.result(root()), None
+        return self.result
+
