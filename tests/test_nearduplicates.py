@@ -1,4 +1,4 @@
-"""The near-duplicate index: signatures of clean texts, the earliest copy, Redis shared by processes."""
+"""The near-duplicate index: signatures of clean texts, the earliest copy, a Redis index shared."""
 
 from __future__ import annotations
 
@@ -129,6 +129,23 @@ def test_earliest_wins_among_several_similar_pages():
     index.first_copy("https://first.example/", edited(text, 3))
     index.first_copy("https://second.example/", text)
     assert index.first_copy("https://third.example/", text) == "https://first.example/"
+
+
+def test_pages_with_the_same_bytes_are_copies_whatever_their_texts():
+    """Site learning may label one page's copies differently as it learns: the bytes decide."""
+    index = MemoryIndex()
+    body = b"<html><body>the same page served under three URLs</body></html>"
+    text = gold_text("0540")
+    assert index.first_copy("https://a.example/", text, body=body) is None
+    assert index.first_copy("https://a.example/?2", gold_text("4287"), body=body) == \
+        "https://a.example/"
+    assert index.first_copy("https://a.example/", gold_text("0082"), body=body) is None  # itself
+    assert index.first_copy("https://b.example/", edited(text, 2), body=b"other") == \
+        "https://a.example/"
+    # Bytes register their first copy, which is also the earliest by text.
+    assert index.first_copy("https://c.example/", gold_text("0619"), body=b"other") == \
+        "https://a.example/"
+    assert index.first_copy("https://d.example/", None, body=body) is None  # no text: never
 
 
 @pytest.mark.parametrize("empty", [None, "", "   \n\t ", "— !? …"])
@@ -281,7 +298,12 @@ def test_redis_index_kept_on_request_and_unreadable_entries_skipped(redis_server
         assert index.first_copy("https://c.example/", text) is None
     assert "unreadable" in caplog.text
     with open_duplicate_index(uri, name="kept") as index:  # not kept: a fresh crawl
-        assert index.first_copy("https://d.example/", text) is None
+        assert index.first_copy("https://d.example/", text, body=b"page") is None
+        assert index.first_copy("https://e.example/", gold_text("4287"), body=b"page") == \
+            "https://d.example/"
+        assert index.first_copy("https://f.example/", text, body=b"other") == "https://d.example/"
+        assert index.first_copy("https://g.example/", gold_text("0082"), body=b"other") == \
+            "https://d.example/"
     assert not list(index.client.scan_iter(match="scrapy-declutter:duplicates:kept:*"))
 
 

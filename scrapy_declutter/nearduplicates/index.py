@@ -11,14 +11,17 @@ Candidates come from locality-sensitive hashing over ``bands(threshold)``:
 with more bands than a signature at the threshold may have unequal values,
 every pair at or above it shares a whole band, so the index misses none;
 each candidate is then checked on its full signature, so none below the
-threshold is reported. A page whose signature equals an indexed page's is
-answered but not indexed again (an exact copy adds nothing to compare
-against), and so is a page once the index holds ``MAX_PAGES`` pages: the
-earliest pages are the ones kept, so every answer stays an earliest page.
+threshold is reported. Given its raw bytes too, a page is also a copy of
+the earliest page with the same bytes, whatever their texts. A page whose
+signature equals an indexed page's is answered but not indexed again (an
+exact copy adds nothing to compare against), and so is a page once the
+index holds ``MAX_PAGES`` pages: the earliest pages are the ones kept, so
+every answer stays an earliest page.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
@@ -56,13 +59,11 @@ def similarity(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def earliest(url: str, signature: np.ndarray, indexed: Iterable[tuple[int, str, np.ndarray]],
-             threshold: float) -> tuple[str | None, bool]:
-    """(URL of the earliest indexed page similar enough to this one, whether one of them has
-    this very signature or URL, so this page needs no entry of its own).
+             threshold: float) -> tuple[tuple[int, str] | None, bool]:
+    """((rank, URL) of the earliest indexed page similar enough to this one, or None; whether
+    one of them has this very signature or URL, so this page needs no entry of its own).
 
-    ``indexed`` is (rank, url, signature) of the candidates. The page's own
-    URL is never its own duplicate: when it comes first among the similar
-    ones, the page was its own first copy and the answer is None.
+    ``indexed`` is (rank, url, signature) of the candidates.
     """
     first: tuple[int, str] | None = None
     known = False
@@ -72,9 +73,25 @@ def earliest(url: str, signature: np.ndarray, indexed: Iterable[tuple[int, str, 
         known = known or other == url or bool(np.array_equal(signature, values))
         if first is None or rank < first[0]:
             first = (rank, other)
-    if first is None or first[1] == url:
-        return None, known
-    return first[1], known
+    return first, known
+
+
+def answer(url: str, first: tuple[int, str] | None,
+           same_body: tuple[int, str] | None) -> tuple[tuple[int, str] | None, str | None]:
+    """(the page's first copy by text or by body, whichever ranks earlier; the URL to report).
+
+    The page's own URL is never its own duplicate: when it comes first, the
+    page was its own first copy and the answer is None.
+    """
+    if same_body is not None and (first is None or same_body[0] < first[0]):
+        first = same_body
+    return first, (None if first is None or first[1] == url else first[1])
+
+
+def body_key(body: bytes | None) -> bytes | None:
+    """A digest of a page's raw bytes: pages with the same bytes are copies, whatever text
+    their extractions gave (site learning labels a page by what it knew when it came)."""
+    return None if not body else hashlib.blake2b(body, digest_size=16).digest()
 
 
 class DuplicateIndex(ABC):
@@ -92,19 +109,20 @@ class DuplicateIndex(ABC):
         self.signer = Signer()
         self.bands, self.rows = bands(threshold, self.signer.permutations)
 
-    def first_copy(self, url: str, text: str | None) -> str | None:
-        """The URL of the earliest indexed page whose text is a near-duplicate of ``text``,
-        else None; then the page is indexed. A text without words is never a duplicate and
-        never indexed. Raises StoreUnavailableError when a shared index cannot be reached."""
+    def first_copy(self, url: str, text: str | None, *, body: bytes | None = None) -> str | None:
+        """The URL of the earliest indexed page whose text is a near-duplicate of ``text``, or
+        whose raw bytes equal ``body`` (the response's, if given), else None; then the page is
+        indexed. A text without words is never a duplicate and never indexed. Raises
+        StoreUnavailableError when a shared index cannot be reached."""
         minhash = self.signer.minhash(text)
         if minhash is None:
             return None
-        return self._first_copy(url, minhash)
+        return self._first_copy(url, minhash, body_key(body))
 
     @abstractmethod
-    def _first_copy(self, url: str, minhash: Any) -> str | None:
-        """Answer for a page with words (its ``datasketch.MinHash``), and index it (see the
-        module's note)."""
+    def _first_copy(self, url: str, minhash: Any, body: bytes | None) -> str | None:
+        """Answer for a page with words (its ``datasketch.MinHash`` and ``body_key``), and
+        index it (see the module's note)."""
 
     def close(self) -> None:
         """Release what the index holds; a shared index is deleted by its last user unless kept."""
@@ -126,17 +144,22 @@ class MemoryIndex(DuplicateIndex):
         super().__init__(threshold=threshold, max_pages=max_pages)
         self._lsh = MinHashLSH(num_perm=self.signer.permutations, params=(self.bands, self.rows))
         self._pages: list[tuple[str, np.ndarray]] = []  # by rank
+        self._bodies: dict[bytes, tuple[int, str]] = {}  # body key -> its first copy
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._pages)
 
-    def _first_copy(self, url: str, minhash: Any) -> str | None:
+    def _first_copy(self, url: str, minhash: Any, body: bytes | None) -> str | None:
         signature = minhash.hashvalues
         with self._lock:
             candidates = [(rank, *self._pages[rank]) for rank in self._lsh.query(minhash)]
-            answer, known = earliest(url, signature, candidates, self.threshold)
+            by_text, known = earliest(url, signature, candidates, self.threshold)
+            first, reported = answer(url, by_text, self._bodies.get(body) if body else None)
             if not known and len(self._pages) < self.max_pages:
                 self._lsh.insert(len(self._pages), minhash, check_duplication=False)
                 self._pages.append((url, signature))
-        return answer
+                first = first or (len(self._pages) - 1, url)
+            if body and first is not None:
+                self._bodies.setdefault(body, first)
+        return reported

@@ -5,8 +5,9 @@ crawl's, the spider's name by default): ``rank``, the number of pages
 indexed; ``pages``, a hash rank -> signature (little-endian uint32 values)
 followed by the URL; ``bands``, a hash band number and values -> the ranks
 of the pages that have them (little-endian uint32, in rank order), one
-HMGET and one HSET a page whatever the number of bands; ``open``, how many
-processes have the index open. Nothing read back is
+HMGET and one HSET a page whatever the number of bands; ``bodies``, a hash
+digest of a page's bytes -> rank and URL of its first copy; ``open``, how
+many processes have the index open. Nothing read back is
 unpickled: a signature is bytes of fixed length, a URL UTF-8 text.
 
 A page is answered and indexed in one optimistic transaction: WATCH
@@ -34,13 +35,18 @@ import numpy as np
 
 from ..errors import StoreError, StoreUnavailableError
 from ..sitelearning.stores.redis import SOCKET_TIMEOUT, redacted
-from .index import DEFAULT_THRESHOLD, MAX_PAGES, DuplicateIndex, earliest
+from .index import DEFAULT_THRESHOLD, MAX_PAGES, DuplicateIndex, answer, earliest
 
 logger = logging.getLogger(__name__)
 
 PREFIX = "scrapy-declutter:duplicates:"
 #: Optimistic retries before a page's look-up gives up (only under extreme contention).
 MAX_RETRIES = 100
+
+
+def _entry(rank: int, url: str) -> bytes:
+    """A page as ``bodies`` holds it: its rank (little-endian uint32), then its URL."""
+    return np.array([rank], dtype="<u4").tobytes() + url.encode()
 
 
 class RedisIndex(DuplicateIndex):
@@ -62,6 +68,7 @@ class RedisIndex(DuplicateIndex):
         self._rank = self.prefix + b"rank"
         self._pages = self.prefix + b"pages"
         self._bands = self.prefix + b"bands"
+        self._bodies = self.prefix + b"bodies"
         self._open = self.prefix + b"open"
         self._width = 4 * self.signer.permutations  # bytes of a signature
         self.client = redis.Redis.from_url(uri, socket_timeout=timeout,
@@ -87,10 +94,10 @@ class RedisIndex(DuplicateIndex):
         return [bytes([i]) + values[i * self.rows:(i + 1) * self.rows].tobytes()
                 for i in range(self.bands)]
 
-    def _first_copy(self, url: str, minhash: Any) -> str | None:
-        return self._call(self._transaction, url, minhash.hashvalues)
+    def _first_copy(self, url: str, minhash: Any, body: bytes | None) -> str | None:
+        return self._call(self._transaction, url, minhash.hashvalues, body)
 
-    def _transaction(self, url: str, signature: np.ndarray) -> str | None:
+    def _transaction(self, url: str, signature: np.ndarray, body: bytes | None) -> str | None:
         self._join()
         fields = self._band_fields(signature)
         with self.client.pipeline() as pipe:
@@ -99,11 +106,14 @@ class RedisIndex(DuplicateIndex):
                     pipe.watch(self._rank)
                     count = int(pipe.get(self._rank) or 0)
                     members = self.client.hmget(self._bands, fields)
-                    answer, known = earliest(url, signature, self._candidates(members, count),
-                                             self.threshold)
+                    by_text, known = earliest(url, signature, self._candidates(members, count),
+                                              self.threshold)
+                    first, reported = answer(url, by_text, self._same_body(body, count))
                     if known or count >= self.max_pages:
                         pipe.unwatch()
-                        return answer
+                        if body and first is not None:  # first writer wins, rank and all
+                            self.client.hsetnx(self._bodies, body, _entry(*first))
+                        return reported
                     rank = np.array([count], dtype="<u4").tobytes()
                     pipe.multi()
                     pipe.set(self._rank, count + 1)
@@ -111,12 +121,22 @@ class RedisIndex(DuplicateIndex):
                               signature.astype("<u4", copy=False).tobytes() + url.encode())
                     pipe.hset(self._bands, mapping={field: (ranks or b"") + rank
                                                     for field, ranks in zip(fields, members)})
+                    if body:
+                        pipe.hsetnx(self._bodies, body, _entry(*(first or (count, url))))
                     pipe.execute()
-                    return answer
+                    return reported
                 except self._redis.WatchError:
                     continue
         raise StoreUnavailableError(f"{self.uri}: gave up indexing {url!r} after "
                                     f"{MAX_RETRIES} conflicting writes")
+
+    def _same_body(self, body: bytes | None, count: int) -> tuple[int, str] | None:
+        """(rank, url) of the first page with these bytes, among the first ``count``."""
+        raw = self.client.hget(self._bodies, body) if body else None
+        if raw is None or len(raw) < 4:
+            return None
+        rank = int(np.frombuffer(raw[:4], dtype="<u4")[0])
+        return (rank, raw[4:].decode("utf-8", "replace")) if rank < count else None
 
     def _candidates(self, members: list[bytes | None],
                     count: int) -> list[tuple[int, str, np.ndarray]]:

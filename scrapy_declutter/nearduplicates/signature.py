@@ -9,8 +9,9 @@ Words are runs of letters and digits (a non-ASCII character counts as a
 letter, except the Latin-1 signs, general punctuation and CJK punctuation,
 which include the no-break and ideographic spaces), ASCII case folded; a
 character of the scripts written without spaces (Chinese, Japanese) is a
-word of its own, as a run of them would otherwise be one "word". The words are found and hashed on the text's UTF-8
-bytes with NumPy (a polynomial hash per word, the same in every process,
+word of its own, as a run of them would otherwise be one "word". The
+words are found and hashed on the text's UTF-8 bytes with NumPy (a
+polynomial hash per word, the same in every process,
 unlike Python's salted ``hash``, so processes sharing a Redis index agree),
 because doing it word by word in Python cost more than the MinHash itself;
 where the package was compiled, ``_words`` does the same in one pass.

@@ -80,8 +80,10 @@ def score(flags: Mapping[str, str | None], groups: Mapping[str, Hashable]) -> Sc
 
 
 def replay(items: Iterable[Mapping[str, Any]], *, url_field: str = "url",
-           text_field: str = "clean_text", threshold: float | None = None) -> dict[str, str | None]:
-    """The flags an in-memory index gives a feed's items, in feed order (pages with text)."""
+           text_field: str = "clean_text", body_field: str | None = None,
+           threshold: float | None = None) -> dict[str, str | None]:
+    """The flags an in-memory index gives a feed's items, in feed order (pages with text);
+    ``body_field``: items carry a digest of their page's bytes there (hex), given as its body."""
     from ...nearduplicates.index import DEFAULT_THRESHOLD, MemoryIndex
 
     index = MemoryIndex(threshold=threshold or DEFAULT_THRESHOLD)
@@ -89,12 +91,13 @@ def replay(items: Iterable[Mapping[str, Any]], *, url_field: str = "url",
     for item in items:
         text = item.get(text_field)
         if text and text.strip():
-            flags[item[url_field]] = index.first_copy(item[url_field], text)
+            body = bytes.fromhex(item[body_field]) if body_field and item.get(body_field) else None
+            flags[item[url_field]] = index.first_copy(item[url_field], text, body=body)
     return flags
 
 
-def feed_flags(feed: Path, field: str, *,
-               text_field: str = "clean_text") -> tuple[dict[str, str | None], bool]:
+def feed_flags(feed: Path, field: str, *, text_field: str = "clean_text",
+               body_field: str | None = None) -> tuple[dict[str, str | None], bool]:
     """(flags of a crawl's JSON lines feed, whether they were replayed): the items' ``field``
     where they carry it, else ``replay`` over their clean texts. Pages without text are left
     out, as the index leaves them."""
@@ -102,7 +105,7 @@ def feed_flags(feed: Path, field: str, *,
     if items and all(field in item for item in items):
         return {item["url"]: item[field] for item in items
                 if (item.get(text_field) or "").strip()}, False
-    return replay(items, text_field=text_field), True
+    return replay(items, text_field=text_field, body_field=body_field), True
 
 
 def site_path(url: str) -> str:

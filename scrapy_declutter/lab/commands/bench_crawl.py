@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ...errors import DeclutterError
-    from ..bench import testsites
+    from ..bench import crawlspider, testsites
     from ..bench.broadreport import broad_report
     from ..bench.crawl import BROAD_MODES, broad
 
@@ -76,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
         [testsites.SHARED_DATA] if testsites.SHARED_DATA.is_dir() else [])
     sources = testsites.real_pages(data)
     copies = {"copies": 3, "syndicate": True} if args.duplicates else {}
-    extra = {"DECLUTTER_DUPLICATE_FIELD": DUPLICATE_FIELD} if args.duplicates else {}
+    extra = {"DECLUTTER_DUPLICATE_FIELD": DUPLICATE_FIELD,
+             crawlspider.BODY_DIGESTS: True} if args.duplicates else {}
     with tempfile.TemporaryDirectory(prefix="declutter-bench-crawl-") as tmp:
         root = Path(tmp)
         started = time.time()
@@ -108,6 +109,7 @@ DUPLICATE_FIELD = "duplicate_of"
 
 def duplicate_scores(root, modes: list[str], rounds: int, groups: dict[str, int]) -> list[str]:
     """One line per crawl of a plugin mode: its flags scored against the sites' copies."""
+    from ..bench import crawlspider
     from ..bench.duplicates import feed_flags, score, site_path
 
     lines = []
@@ -116,10 +118,11 @@ def duplicate_scores(root, modes: list[str], rounds: int, groups: dict[str, int]
             feed = root / f"items-{mode}-{r}.jsonl"
             if mode == "off" or not feed.exists():
                 continue
-            flags, replayed = feed_flags(feed, DUPLICATE_FIELD)
+            flags, replayed = feed_flags(feed, DUPLICATE_FIELD,
+                                         body_field=crawlspider.BODY_DIGEST_FIELD)
             paths = {url: site_path(url) for url in flags}
             by_path = {paths[url]: (paths[first] if first else None)
                        for url, first in flags.items()}
-            how = " (replayed from the feed's clean texts)" if replayed else ""
+            how = " (replayed from the feed's clean texts and body digests)" if replayed else ""
             lines.append(f"  {mode} round {r + 1}{how}: {score(by_path, groups)}")
     return lines
