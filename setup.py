@@ -25,6 +25,9 @@
 - ``scrapy_declutter.sitelearning._pagekeys`` reads a page's fingerprints, structural
   keys and content containers in one loop over its blocks; without it
   ``pagekeys.python_page_keys`` gives the same keys.
+- ``scrapy_declutter.nearduplicates._words`` finds and hashes a clean text's words for its
+  near-duplicate signature in one pass over its bytes; without it
+  ``signature.python_word_hashes`` (NumPy) gives the same hashes.
 - ``steps.learned._trees`` walks the tree ensembles and ``steps.learned._chains``
   summarises the blocks' ancestor chains, ``steps.learned._text`` reads the blocks' texts
   character by character and ``steps.learned._columns`` gathers the blocks'
@@ -80,6 +83,8 @@ def extensions() -> list[Extension]:
                   ["scrapy_declutter/sitelearning/_pagekeys.pyx"],
                   depends=["scrapy_declutter/_slots.pxd", f"{sitelearning}/_fingerprint.pxd"],
                   optional=True),
+        Extension("scrapy_declutter.nearduplicates._words",
+                  ["scrapy_declutter/nearduplicates/_words.pyx"], optional=True),
         Extension("scrapy_declutter.steps.learned._trees", [f"{learned}/_trees.pyx"], optional=True),
         Extension("scrapy_declutter.steps.learned._chains", [f"{learned}/_chains.pyx"],
                   language="c++", optional=True),

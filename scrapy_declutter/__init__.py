@@ -7,6 +7,7 @@ check it, and docs/layout.md lists them):
 * ``lab`` — development: evaluation, training, fuzzing, benchmarks; no
   runtime module imports it;
 * ``cli`` (the command line) and ``integration`` (the Scrapy components);
+* ``nearduplicates`` (``DuplicateIndex``: a crawl's near-duplicate pages);
 * ``sitelearning`` (site models, ``SiteStep``, stores, ``Declutter``) and
   ``report`` (inspection reports);
 * ``api`` (``extract()``), then ``registry`` (extractor names) and
@@ -40,6 +41,8 @@ from .version import __version__
 _LAZY = {
     "Declutter": "scrapy_declutter.sitelearning",
     "SiteStep": "scrapy_declutter.sitelearning",
+    "DuplicateIndex": "scrapy_declutter.nearduplicates",
+    "open_duplicate_index": "scrapy_declutter.nearduplicates",
     "Addon": "scrapy_declutter.integration.addon",
     "DeclutterMiddleware": "scrapy_declutter.integration.middleware",
     "DeclutterSpiderMiddleware": "scrapy_declutter.integration.spidermw",
@@ -74,6 +77,7 @@ __all__ = [
     "DeclutterSpiderMiddleware",
     "DeclutteredResponse",
     "DeclutterError",
+    "DuplicateIndex",
     "Extractor",
     "MissingExtraError",
     "ModelError",
@@ -93,5 +97,6 @@ __all__ = [
     "build_extractor",
     "extract",
     "extractors",
+    "open_duplicate_index",
     "result_for",
 ]

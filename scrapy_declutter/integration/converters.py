@@ -45,6 +45,10 @@ def size(value: Any) -> int:
     return _whole_number(value, "is not a size; use a whole number of bytes, 0 or more")
 
 
+def count(value: Any) -> int:
+    return _whole_number(value, "is not a count; use a whole number, 0 or more")
+
+
 def processes(value: Any) -> int:
     """A number of worker processes; ``"auto"``: one when the machine has a second core.
 
@@ -82,6 +86,31 @@ def rate(value: Any) -> float:
         number = -1.0
     if isinstance(value, bool) or not 0.0 <= number <= 1.0:
         raise ValueError("is not a rate; use a number from 0 to 1")
+    return number
+
+
+def duplicate_field(value: Any) -> str | None:
+    """An item field for near-duplicates; naming one needs datasketch, checked here, at start."""
+    name = optional_text(value)
+    if name is not None:
+        from ..nearduplicates import datasketch_missing
+
+        missing = datasketch_missing()
+        if missing:
+            raise ValueError(missing)
+    return name
+
+
+def similarity_threshold(value: Any) -> float:
+    """An estimated Jaccard similarity from which a page is a near-duplicate."""
+    from ..nearduplicates import MIN_THRESHOLD
+
+    try:
+        number = -1.0 if isinstance(value, bool) else float(value)
+    except (TypeError, ValueError):
+        number = -1.0
+    if not MIN_THRESHOLD <= number <= 1.0:
+        raise ValueError(f"is not a similarity threshold; use a number from {MIN_THRESHOLD} to 1")
     return number
 
 

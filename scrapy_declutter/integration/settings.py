@@ -29,17 +29,22 @@ from typing import TYPE_CHECKING, Any
 from ..errors import SettingsError
 from ..formats.chunks import CHUNK_WORDS
 from ..limits import MAX_BYTES
+from ..nearduplicates import DEFAULT_THRESHOLD as DEFAULT_DUPLICATE_THRESHOLD
+from ..nearduplicates import MAX_PAGES as DEFAULT_DUPLICATE_MAX_PAGES
 from ..report.files import DEFAULT_INSPECT_SAMPLE
 from ..result import Result
 from .converters import (
     boolean,
+    count,
     css_or_xpath,
+    duplicate_field,
     extractor_name,
     metadata_fields,
     optional_text,
     output_format,
     processes,
     rate,
+    similarity_threshold,
     site_key,
     size,
 )
@@ -140,6 +145,12 @@ class DeclutterOptions:
     title_field: str | None = option(None, optional_text)
     chunks_field: str | None = option(None, optional_text)
     chunk_words: int = option(CHUNK_WORDS, count)
+    # Per crawl: one near-duplicate index, opened at start when a field asks for it.
+    duplicate_field: str | None = option(None, duplicate_field, per_request=False)
+    duplicate_threshold: float = option(DEFAULT_DUPLICATE_THRESHOLD, similarity_threshold,
+                                        per_request=False)
+    duplicate_max_pages: int = option(DEFAULT_DUPLICATE_MAX_PAGES, count, per_request=False)
+    keep_duplicate_index: bool = option(False, boolean, per_request=False)
     # Read by the pipeline, which sees items, not requests: per crawl only.
     html_field: str | None = option(None, optional_text, per_request=False)
     url_field: str | None = option("url", optional_text, per_request=False)

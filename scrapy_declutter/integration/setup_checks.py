@@ -1,4 +1,5 @@
-"""The set-up check that stops a crawl at start: the store, site learning, the reports' folder.
+"""The set-up check that stops a crawl at start: the store, site learning, the kept duplicate
+index, the reports' folder.
 
 ``CrawlState`` runs it once, when the first component is built; what it
 raises becomes the one error logged when the spider opens (see ``state``).
@@ -34,6 +35,7 @@ def checked_store(options: DeclutterOptions) -> str | None:
         store = default_store_uri()
     try:
         from ..sitelearning import open_store  # NumPy and the n-gram models
+        from ..sitelearning.stores import REDIS_SCHEMES, scheme
     except ImportError as e:
         raise SettingsError(f"site learning cannot be loaded: {type(e).__name__}: {e}; "
                             "reinstall scrapy-declutter with its dependencies") from None
@@ -42,6 +44,11 @@ def checked_store(options: DeclutterOptions) -> str | None:
             open_store(store).close()  # memory: or a Redis client, which connects lazily
         except (DeclutterError, OSError) as e:
             raise SettingsError(f"DECLUTTER_STORE={store!r} cannot be opened: {e}") from None
+    if options.duplicate_field and options.keep_duplicate_index \
+            and scheme(store) not in REDIS_SCHEMES:
+        raise SettingsError(f"DECLUTTER_KEEP_DUPLICATE_INDEX=True needs a Redis store "
+                            f"(DECLUTTER_STORE=redis://...): with {store or 'memory:'!r} the "
+                            "near-duplicate index lives in the crawl process and ends with it")
     if options.inspect_dir:
         try:
             Path(options.inspect_dir).mkdir(parents=True, exist_ok=True)

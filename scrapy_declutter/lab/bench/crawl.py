@@ -289,15 +289,17 @@ BROAD_SETTINGS: dict[str, Any] = {
 def broad(root: Path, start_urls: list[str], modes: list[str], rounds: int, *,
           sample_every: int = 1000, pythonpath: str | None = None,
           baseline: str | None = None, concurrency: int = 32,
-          minimal: bool = False) -> dict[str, list[dict[str, Any]]]:
+          minimal: bool = False,
+          extra: dict[str, Any] | None = None) -> dict[str, list[dict[str, Any]]]:
     """Crawl ``start_urls``' sites once per mode and round; the figures of every crawl.
 
     Each crawl gets a fresh SQLite site store and, unless ``minimal`` (the
     spider then only yields each page's URL and title, to no feed), a JSON
-    lines feed under ``root``. ``pythonpath`` puts another checkout of the
-    package first on the crawls' path; ``baseline`` crawls every plugin mode
-    once more per round with that checkout (``MODE@base``), so two commits
-    are compared in the same rounds.
+    lines feed under ``root`` (``items-<mode>-<round>.jsonl``). ``pythonpath``
+    puts another checkout of the package first on the crawls' path;
+    ``baseline`` crawls every plugin mode once more per round with that
+    checkout (``MODE@base``), so two commits are compared in the same rounds;
+    ``extra`` settings go on top of every mode's.
     """
     from . import crawlspider
 
@@ -311,6 +313,7 @@ def broad(root: Path, start_urls: list[str], modes: list[str], rounds: int, *,
         for label, mode, path in runs:
             tag = f"{label}-{r}".replace("@", "-")
             settings = {**BROAD_SETTINGS, "CONCURRENT_REQUESTS": concurrency, **BROAD_MODES[mode],
+                        **(extra or {}),
                         "DECLUTTER_STORE": f"sqlite:///{root}/store-{tag}.db"}
             if not minimal:
                 settings["FEEDS"] = {str(root / f"items-{tag}.jsonl"): {"format": "jsonlines"}}

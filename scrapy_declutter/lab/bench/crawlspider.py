@@ -16,6 +16,7 @@ such as ``ADDONS``.
 from __future__ import annotations
 
 import gc
+import hashlib
 import json
 import os
 import re
@@ -29,7 +30,10 @@ from scrapy import signals
 #: The environment variable that carries the job (not a Scrapy setting).
 JOB_ENV = "SCRAPY_DECLUTTER_BENCH_JOB"
 JOB: dict[str, Any] = json.loads(os.environ.get(JOB_ENV, "{}"))
-SITE_PAGE = re.compile(r"/p\d+\.html$")
+#: A setting of the job: give each item a digest of its response's bytes, in this field.
+BODY_DIGESTS = "BENCH_BODY_DIGESTS"
+BODY_DIGEST_FIELD = "body_digest"
+SITE_PAGE = re.compile(r"/p\d+(?:-\d+)?\.html$")  # a page, or a copy of it (p3-2.html)
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 
 
@@ -135,7 +139,10 @@ class BenchSpider(scrapy.Spider):
                 yield scrapy.Request(url)
 
     def parse(self, response):
-        yield {"url": response.url, "title": response.css("title::text").get()}
+        item = {"url": response.url, "title": response.css("title::text").get()}
+        if JOB.get("settings", {}).get(BODY_DIGESTS):  # bench-crawl --duplicates replays them
+            item[BODY_DIGEST_FIELD] = hashlib.blake2b(response.body, digest_size=16).hexdigest()
+        yield item
         for href in response.css("a::attr(href)").getall():
             url = response.urljoin(href)
             if SITE_PAGE.search(url) and url.split("/", 3)[2] == response.url.split("/", 3)[2]:

@@ -20,6 +20,7 @@ hundred pages/s).
 from __future__ import annotations
 
 import gzip
+import hashlib
 import os
 import shutil
 import socket
@@ -57,18 +58,43 @@ def _read(path: Path) -> bytes:
     return gzip.decompress(data) if path.suffix == ".gz" else data
 
 
-def _with_site_links(html: bytes, page: int, pages: int) -> bytes:
-    nav = "".join(f'<li><a href="p{k}.html">Page {k + 1} of this site</a></li>'
-                  for k in range(pages))
+def _with_site_links(html: bytes, page: int, pages: int, copies: int = 1,
+                     partner: int | None = None) -> bytes:
+    nav = "".join(f'<li><a href="{name}">Page {k + 1} of this site</a></li>'
+                  for k in range(pages) for name in page_names(k, copies))
     block = (f'<nav class="bench-site"><ul>{nav}</ul></nav><footer class="bench-site"><p>'
              f"Page {page + 1} of {pages}. This benchmark site is made of real pages; every "
              "page of it carries this footer and the navigation above.</p></footer>").encode()
+    if partner is not None:  # a syndicated copy: the partner site's own chrome around it
+        block = (f'<aside class="partner"><h3>Republished by partner site {partner}</h3><p>'
+                 f"This article first appeared elsewhere and is shown here under licence. "
+                 f"Partner site {partner} brings you stories from around the web every day; "
+                 f'<a href="p0.html">subscribe</a> to read more.</p></aside>').encode() + block
     end = html.lower().rfind(b"</body>")
     return html[:end] + block + html[end:] if end >= 0 else html + block
 
 
-def build(root: Path, sites: int, pages: int, sources: list[Path]) -> list[str]:
-    """Write ``sites`` sites of ``pages`` pages under ``root/<address>/``; return their hosts."""
+def page_names(page: int, copies: int = 1) -> list[str]:
+    """The file names one page is served under: ``p3.html``, then ``p3-2.html``, ``p3-3.html``..."""
+    return [f"p{page}.html"] + [f"p{page}-{c}.html" for c in range(2, copies + 1)]
+
+
+def source_of(site: int, page: int, pages: int, count: int, syndicate: bool = False) -> int:
+    """Which of ``count`` source pages page ``page`` of site ``site`` is made from. With
+    ``syndicate``, the first page of each odd site is its even neighbour's first page."""
+    if syndicate and site % 2 and page == 0:
+        site -= 1
+    return (site * pages + page) % count
+
+
+def build(root: Path, sites: int, pages: int, sources: list[Path], *, copies: int = 1,
+          syndicate: bool = False) -> list[str]:
+    """Write ``sites`` sites of ``pages`` pages under ``root/<address>/``; return their hosts.
+
+    ``copies``: each page is served under that many names (``page_names``),
+    one file; ``syndicate``: the first page of each odd site is that of the
+    site before it, with chrome of its own added (``source_of``).
+    """
     if not sources:
         raise ValueError("no source pages")
     shared = root / "_pages"
@@ -78,15 +104,29 @@ def build(root: Path, sites: int, pages: int, sources: list[Path]) -> list[str]:
         site = root / host(i)
         site.mkdir(exist_ok=True)
         for j in range(pages):
-            n = (i * pages + j) % len(sources)
-            unique = shared / f"{n}-{j}-of-{pages}.html"
+            n = source_of(i, j, pages, len(sources), syndicate)
+            partner = i if syndicate and i % 2 and j == 0 else None
+            tag = "" if partner is None else f"-partner{i}"
+            unique = shared / f"{n}-{j}-of-{pages}x{copies}{tag}.html"
             if not unique.exists():
-                unique.write_bytes(_with_site_links(_read(sources[n]), j, pages))
-            target = site / f"p{j}.html"
-            if not target.exists():
-                os.link(unique, target)
+                unique.write_bytes(_with_site_links(_read(sources[n]), j, pages, copies, partner))
+            for name in page_names(j, copies):
+                target = site / name
+                if not target.exists():
+                    os.link(unique, target)
         hosts.append(host(i))
     return hosts
+
+
+def copy_groups(hosts: list[str], pages: int, sources: list[Path], *, copies: int = 1,
+                syndicate: bool = False) -> dict[str, int]:
+    """``host/name`` of every page ``build`` wrote -> the first of its source's byte-identical
+    twins (a data set may hold one page twice): pages of one group are copies of each other."""
+    first: dict[bytes, int] = {}
+    twin = [first.setdefault(hashlib.sha256(_read(path)).digest(), n)
+            for n, path in enumerate(sources)]
+    return {f"{h}/{name}": twin[source_of(i, j, pages, len(sources), syndicate)]
+            for i, h in enumerate(hosts) for j in range(pages) for name in page_names(j, copies)}
 
 
 def free_port() -> int:

@@ -37,6 +37,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="pages between memory samples (default %(default)s)")
     p.add_argument("--python-server", action="store_true",
                    help="serve with the Python server even when nginx is installed")
+    p.add_argument("--duplicates", action="store_true",
+                   help="serve every page under three URLs and the first page of each odd site "
+                        "on the site before it too, with its own chrome; crawl with "
+                        "DECLUTTER_DUPLICATE_FIELD=duplicate_of and print the precision and "
+                        "recall of the flags (replayed from the feed's clean texts when the "
+                        "items carry none)")
     p.add_argument("--pythonpath", metavar="DIR",
                    help="crawl with the package found in DIR (another checkout, to compare a "
                         "commit: git worktree add DIR COMMIT)")
@@ -56,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ...errors import DeclutterError
-    from ..bench import testsites
+    from ..bench import crawlspider, testsites
     from ..bench.broadreport import broad_report
     from ..bench.crawl import BROAD_MODES, broad
 
@@ -69,20 +75,54 @@ def run(args: argparse.Namespace) -> int:
     data = [Path(d) for d in args.data] if args.data else (
         [testsites.SHARED_DATA] if testsites.SHARED_DATA.is_dir() else [])
     sources = testsites.real_pages(data)
+    copies = {"copies": 3, "syndicate": True} if args.duplicates else {}
+    extra = {"DECLUTTER_DUPLICATE_FIELD": DUPLICATE_FIELD,
+             crawlspider.BODY_DIGESTS: True} if args.duplicates else {}
     with tempfile.TemporaryDirectory(prefix="declutter-bench-crawl-") as tmp:
         root = Path(tmp)
         started = time.time()
-        hosts = testsites.build(root / "sites", args.sites, args.pages, sources)
+        hosts = testsites.build(root / "sites", args.sites, args.pages, sources, **copies)
         server = testsites.serve(root / "sites", hosts, use_nginx=not args.python_server)
         with server as (port, name):
             urls = [f"http://{h}:{port}/p0.html" for h in hosts]
             results = broad(root, urls, modes, args.rounds, sample_every=args.sample_every,
                             pythonpath=args.pythonpath, baseline=args.baseline,
-                            concurrency=args.concurrency, minimal=args.minimal)
+                            concurrency=args.concurrency, minimal=args.minimal, extra=extra)
+        if args.duplicates:
+            groups = testsites.copy_groups(hosts, args.pages, sources, **copies)
+            scores = duplicate_scores(root, modes, args.rounds, groups)
     print(f"{args.sites} sites x {args.pages} pages from {len(sources)} real pages, served by "
           f"{name}; {args.rounds} round(s), modes interleaved; CONCURRENT_REQUESTS="
           f"{args.concurrency}{'; minimal spider, no feed' if args.minimal else ''}; "
           f"{platform.node()} ({platform.machine()}, "
           f"{os.cpu_count()} CPUs), {time.time() - started:.0f} s")
     print(broad_report(results, args.sample_every))
+    if args.duplicates:
+        print("near-duplicates (every page under 3 URLs, a page of each odd site syndicated):")
+        print("\n".join(scores))
     return 0
+
+
+#: The item field ``--duplicates`` asks for.
+DUPLICATE_FIELD = "duplicate_of"
+
+
+def duplicate_scores(root, modes: list[str], rounds: int, groups: dict[str, int]) -> list[str]:
+    """One line per crawl of a plugin mode: its flags scored against the sites' copies."""
+    from ..bench import crawlspider
+    from ..bench.duplicates import feed_flags, score, site_path
+
+    lines = []
+    for mode in modes:
+        for r in range(rounds):
+            feed = root / f"items-{mode}-{r}.jsonl"
+            if mode == "off" or not feed.exists():
+                continue
+            flags, replayed = feed_flags(feed, DUPLICATE_FIELD,
+                                         body_field=crawlspider.BODY_DIGEST_FIELD)
+            paths = {url: site_path(url) for url in flags}
+            by_path = {paths[url]: (paths[first] if first else None)
+                       for url, first in flags.items()}
+            how = " (replayed from the feed's clean texts and body digests)" if replayed else ""
+            lines.append(f"  {mode} round {r + 1}{how}: {score(by_path, groups)}")
+    return lines

@@ -22,6 +22,14 @@ from __future__ import annotations
 from ...errors import StoreError, StoreUnavailableError
 from .base import SiteStore
 
+#: URI schemes of a Redis server: a store shared by processes on several machines.
+REDIS_SCHEMES = ("redis", "rediss", "unix")
+
+
+def scheme(uri: str | None) -> str:
+    """A store URI's scheme, lower case (None, the in-memory store: ``memory``)."""
+    return (uri or "memory:").partition(":")[0].lower()
+
 
 def open_store(uri: "str | SiteStore") -> SiteStore:
     """The store a URI names (a store object is returned as is)."""
@@ -29,12 +37,12 @@ def open_store(uri: "str | SiteStore") -> SiteStore:
         return uri
     if not isinstance(uri, str):
         raise StoreError(f"a store is a URI string or a SiteStore, not {type(uri).__name__}")
-    scheme = uri.partition(":")[0].lower()
-    if scheme == "memory":
+    kind = scheme(uri)
+    if kind == "memory":
         from .memory import MemoryStore
 
         return MemoryStore(uri)
-    if scheme == "sqlite":
+    if kind == "sqlite":
         from .sqlite import SQLiteStore
 
         try:
@@ -42,7 +50,7 @@ def open_store(uri: "str | SiteStore") -> SiteStore:
         except OSError as exc:  # a path through a file, no permission, a full disk...
             raise StoreError(f"cannot open the SQLite store {uri!r} (DECLUTTER_STORE): "
                              f"{exc}") from exc
-    if scheme in ("redis", "rediss", "unix"):
+    if kind in REDIS_SCHEMES:
         from .redis import RedisStore
 
         return RedisStore(uri)
@@ -51,4 +59,4 @@ def open_store(uri: "str | SiteStore") -> SiteStore:
 
 
 #: The errors stay importable from here, where callers found them before ``errors``.
-__all__ = ["SiteStore", "StoreError", "StoreUnavailableError", "open_store"]
+__all__ = ["REDIS_SCHEMES", "SiteStore", "StoreError", "StoreUnavailableError", "open_store", "scheme"]
