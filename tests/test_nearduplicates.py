@@ -318,3 +318,38 @@ def test_redis_down_is_store_unavailable():
     with pytest.raises(StoreUnavailableError):
         index.first_copy("https://a.example/", gold_text("0540"))
     index.close()  # never counted in: nothing to undo, no error
+
+
+# -- in a real crawl: the item field, in-process and from a worker process -------------------
+@pytest.mark.parametrize("processes", [0, 1])
+def test_a_crawl_flags_each_copy_with_its_first_copy(processes, tmp_path):
+    import functools
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    from test_scrapy_crawl import SITE, _QuietHandler, crawl, feed
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler,
+                                                                     directory=str(SITE)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    site = f"http://127.0.0.1:{server.server_address[1]}"
+    # The same bytes under another URL (the query is ignored by the server), a distinct page
+    # of the same template, and the first page's URL again.
+    paths = ["/tomatoes.html", "/compost.html", "/tomatoes.html?copy=1", "/bees.html?a=b",
+             "/tomatoes.html?copy=2"]
+    out = tmp_path / "items.jsonl"
+    try:
+        [stats], _ = crawl(tmp_path, {
+            "spider": "ChainSpider", "args": {"start_url": site, "paths": json.dumps(paths)},
+            "settings": {**feed(out), "DECLUTTER_DUPLICATE_FIELD": "duplicate_of",
+                         "DECLUTTER_PROCESSES": processes}})
+    finally:
+        server.shutdown()
+        server.server_close()
+    items = [json.loads(line) for line in out.read_text().splitlines()]
+    flags = {item["url"].removeprefix(site): item["duplicate_of"] for item in items}
+    first = f"{site}/tomatoes.html"
+    assert flags == {"/tomatoes.html": None, "/compost.html": None,
+                     "/tomatoes.html?copy=1": first, "/bees.html?a=b": None,
+                     "/tomatoes.html?copy=2": first}
+    assert stats["declutter/duplicates"] == 2

@@ -77,7 +77,7 @@ class DeclutterMiddleware(CrawlComponent):
         assert options is not None
         analysed = decluttered(response)
         answer = await state.backend.analyse(Job.of(analysed, options), analysed)
-        state.heard(answer, response.url)
+        await state.analysed(answer, response.url, response.body)
         if shell_to_render(request, answer.output, options):
             state.stats.inc_value("declutter/app_shells/rendered")
             # Instead of this response: its callback never sees the shell, so no item twice.

@@ -60,6 +60,9 @@ class PageOutput:
     summary: PageSummary | None = None
     result: Result | None = None
     packed: bytes | None = None
+    #: The clean text's MinHash values, made with the Result when the crawl looks for
+    #: near-duplicates (``DECLUTTER_DUPLICATE_FIELD``); None for a text without words.
+    signature: Any = None
 
     @classmethod
     def of(cls, result: Result, options: DeclutterOptions, *, pack: bool = False) -> PageOutput:

@@ -38,7 +38,7 @@ class DeclutterPipeline(CrawlComponent):
         else:  # one over DECLUTTER_MAX_SIZE is the core's to refuse (declutter/rejected/too_large)
             url = url if isinstance(url, str) else None
             answer = await state.backend.analyse(Job(url, html, None, options, from_item=True))
-            state.heard(answer, url)
+            await state.analysed(answer, url, html)
             output = answer.output
             if output.analysed:
                 state.stats.inc_value("declutter/html_items")

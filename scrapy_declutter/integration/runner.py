@@ -81,6 +81,7 @@ class Runner:
         self.analyser = analyser
         self.inspector = inspector
         self.pack = pack
+        self.signer: Any = None
 
     def run(self, job: Job, response: Response | None = None) -> Answer:
         """Analyse ``job``; ``response``, in the crawl process, lends it the spider's own tree."""
@@ -88,12 +89,22 @@ class Runner:
         try:
             result = self._result(job, response)
             answer = Answer(PageOutput.of(result, job.options, pack=self.pack))
+            if job.options.duplicate_field:
+                answer.output.signature = self._signer().signature(result.text)
             self._report(result, answer)
         except Exception as e:  # noqa: BLE001 - one bad page never stops a crawl
             answer = Answer(PageOutput.unanalysed(job.options), error=traceback.format_exc(),
                             error_type=type(e).__name__)
         answer.seconds = time.thread_time() - begin
         return answer
+
+    def _signer(self) -> Any:
+        """The near-duplicate signer, made once (datasketch: imported only when asked for)."""
+        if self.signer is None:
+            from ..nearduplicates.signature import Signer
+
+            self.signer = Signer()
+        return self.signer
 
     def _result(self, job: Job, response: Response | None) -> Result:
         analyser, options = self.analyser, job.options

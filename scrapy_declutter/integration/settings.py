@@ -288,8 +288,14 @@ class DeclutterOptions:
         fields += [(name, f"{setting_name('metadata_fields')}[{attr!r}]",
                     functools.partial(metadata_value, attr))
                    for attr, name in self.metadata_fields]
+        if self.duplicate_field:  # None here; the crawl's index fills it (``state``)
+            fields.append((self.duplicate_field, setting_name("duplicate_field"), _no_value))
         return fields
 
+
+def _no_value(result: Result) -> None:
+    """The value of a field that no Result gives, filled in by the crawl."""
+    return None
 
 
 def setting_name(option_name: str) -> str:

@@ -25,6 +25,7 @@ from scrapy.exceptions import NotConfigured
 from ..limits import APP_SHELL
 from ..report.files import ReportSampler
 from .backends import Backend, InProcess
+from .copies import CopyCheck
 from .items import FieldWriter
 from .output import PageSummary
 from .runner import Answer, LogLine
@@ -52,7 +53,10 @@ class CrawlState:
         try:
             self.options = DeclutterOptions.from_crawler(crawler)
             checked_rendering(self.options, crawler.settings)
-            self.backend = self._backend(checked_store(self.options))
+            store = checked_store(self.options)
+            self.backend = self._backend(store)
+            self.copies = (CopyCheck(self.options, store, crawler.spidercls.name, self.stats,
+                                     self.log) if self.options.duplicate_field else None)
             self.backend.start()
         except SettingsError as e:
             message = "scrapy_declutter cannot start:\n" + textwrap.indent(str(e), "  ")
@@ -106,6 +110,12 @@ class CrawlState:
                 self.count_error("bad_meta")
                 self.log.error("%s (%s)", e, request.url if request is not None else None)
             return None
+
+    async def analysed(self, answer: Answer, url: str | None, body: bytes | str) -> None:
+        """Record an Answer; with a near-duplicate field, fill it on the page's output."""
+        self.heard(answer, url)
+        if self.copies is not None and answer.output.analysed and url is not None:
+            await self.copies.mark(url, answer.output, body)
 
     def heard(self, answer: Answer, url: str | None) -> None:
         """Record one Answer: its log lines, reports, CPU time, error and page summary."""
@@ -176,6 +186,8 @@ class CrawlState:
             1000 * get("declutter/max_seconds", 0.0),
         )
         try:
+            if self.copies is not None:
+                self.copies.close()
             logs, peak_mb = self.backend.close()
             self.relay(logs)
             if peak_mb:

@@ -25,7 +25,6 @@ import hashlib
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from typing import Any
 
 import numpy as np
 
@@ -114,15 +113,20 @@ class DuplicateIndex(ABC):
         whose raw bytes equal ``body`` (the response's, if given), else None; then the page is
         indexed. A text without words is never a duplicate and never indexed. Raises
         StoreUnavailableError when a shared index cannot be reached."""
-        minhash = self.signer.minhash(text)
-        if minhash is None:
+        return self.first_copy_of(url, self.signer.signature(text), body=body)
+
+    def first_copy_of(self, url: str, signature: np.ndarray | None, *,
+                      body: bytes | None = None) -> str | None:
+        """``first_copy`` for a signature made elsewhere: a worker process's ``Signer`` draws
+        the same permutations from the same seed, so its values are this index's."""
+        if signature is None:
             return None
-        return self._first_copy(url, minhash, body_key(body))
+        return self._first_copy(url, signature, body_key(body))
 
     @abstractmethod
-    def _first_copy(self, url: str, minhash: Any, body: bytes | None) -> str | None:
-        """Answer for a page with words (its ``datasketch.MinHash`` and ``body_key``), and
-        index it (see the module's note)."""
+    def _first_copy(self, url: str, signature: np.ndarray, body: bytes | None) -> str | None:
+        """Answer for a page with words (its MinHash values and ``body_key``), and index it
+        (see the module's note)."""
 
     def close(self) -> None:
         """Release what the index holds; a shared index is deleted by its last user unless kept."""
@@ -139,9 +143,10 @@ class MemoryIndex(DuplicateIndex):
 
     def __init__(self, *, threshold: float = DEFAULT_THRESHOLD,
                  max_pages: int = MAX_PAGES) -> None:
-        from datasketch import MinHashLSH
+        from datasketch import LeanMinHash, MinHashLSH
 
         super().__init__(threshold=threshold, max_pages=max_pages)
+        self._lean = LeanMinHash
         self._lsh = MinHashLSH(num_perm=self.signer.permutations, params=(self.bands, self.rows))
         self._pages: list[tuple[str, np.ndarray]] = []  # by rank
         self._bodies: dict[bytes, tuple[int, str]] = {}  # body key -> its first copy
@@ -150,8 +155,8 @@ class MemoryIndex(DuplicateIndex):
     def __len__(self) -> int:
         return len(self._pages)
 
-    def _first_copy(self, url: str, minhash: Any, body: bytes | None) -> str | None:
-        signature = minhash.hashvalues
+    def _first_copy(self, url: str, signature: np.ndarray, body: bytes | None) -> str | None:
+        minhash = self._lean(seed=self.signer.seed, hashvalues=signature)
         with self._lock:
             candidates = [(rank, *self._pages[rank]) for rank in self._lsh.query(minhash)]
             by_text, known = earliest(url, signature, candidates, self.threshold)

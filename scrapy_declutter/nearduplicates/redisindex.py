@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any
 
 import numpy as np
 
@@ -94,8 +93,8 @@ class RedisIndex(DuplicateIndex):
         return [bytes([i]) + values[i * self.rows:(i + 1) * self.rows].tobytes()
                 for i in range(self.bands)]
 
-    def _first_copy(self, url: str, minhash: Any, body: bytes | None) -> str | None:
-        return self._call(self._transaction, url, minhash.hashvalues, body)
+    def _first_copy(self, url: str, signature: np.ndarray, body: bytes | None) -> str | None:
+        return self._call(self._transaction, url, signature, body)
 
     def _transaction(self, url: str, signature: np.ndarray, body: bytes | None) -> str | None:
         self._join()
