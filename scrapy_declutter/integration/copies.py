@@ -45,8 +45,7 @@ class CopyCheck:
 
         raw = body.encode("utf-8") if isinstance(body, str) else body
         try:
-            first = await run_on(self.thread, self.index.first_copy_of, url, output.signature,
-                                 raw)
+            first = await run_on(self.thread, self._first_copy, url, output.signature, raw)
         except StoreUnavailableError as e:
             self.stats.inc_value(UNAVAILABLE_STAT)
             if not self._warned:
@@ -54,9 +53,17 @@ class CopyCheck:
                 self.log.warning("scrapy_declutter cannot reach its near-duplicate index (%s): "
                                  "pages go on with %s None until it is back", e, self.field)
             first = None
+        except Exception:  # noqa: BLE001 - the page and its items go on, the field None
+            self.stats.inc_value("declutter/errors")
+            self.stats.inc_value("declutter/errors/duplicates")
+            self.log.exception("scrapy_declutter could not check %s for near-duplicates", url)
+            first = None
         if first is not None:
             self.stats.inc_value(STAT)
         output.fields[self.field] = first
+
+    def _first_copy(self, url: str, signature: Any, body: bytes | None) -> str | None:
+        return self.index.first_copy_of(url, signature, body=body)
 
     def close(self) -> None:
         self.thread.shutdown()

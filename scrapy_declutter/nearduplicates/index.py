@@ -156,7 +156,7 @@ class MemoryIndex(DuplicateIndex):
         return len(self._pages)
 
     def _first_copy(self, url: str, signature: np.ndarray, body: bytes | None) -> str | None:
-        minhash = self._lean(seed=self.signer.seed, hashvalues=signature)
+        minhash = self._lean(seed=self.signer.seed, hashvalues=signature, scheme="affine32")
         with self._lock:
             candidates = [(rank, *self._pages[rank]) for rank in self._lsh.query(minhash)]
             by_text, known = earliest(url, signature, candidates, self.threshold)
