@@ -198,8 +198,7 @@ def test_learner_confidence_reads_the_cut_of_the_deciding_step():
 
 
 def test_classifier_votes_on_ambiguous_blocks_only_on_supervised_sites():
-    everything_ambiguous = SiteLearner(ambiguous_margin=10.0, min_examples=5, vote_bits=0.0,
-                                       vote_on_shared_template=False)
+    everything_ambiguous = SiteLearner(ambiguous_margin=10.0, min_examples=5, vote_bits=0.0)
     plain = Declutter("density", flush_every=1, learner=everything_ambiguous)
     for i in range(6):
         result = plain.extract(article(i), f"https://example.org/{i}")
@@ -213,33 +212,6 @@ def test_classifier_votes_on_ambiguous_blocks_only_on_supervised_sites():
     assert result.site_learning.voted > 0
     assert "Paragraph 1 of story 8" in result.text
     assert any(b.step == "site-ngram" for b in result.blocks)
-
-
-def test_unsupervised_votes_only_remove_and_only_on_pages_of_the_shared_template():
-    model = SiteModel("example.org", pages=6, containers={"/html/body/div#main": 6})
-    for i in range(6):
-        model.classifier.train("discard", f"{TOPICS[i]}: funded by readers like you, share this")
-        model.classifier.train("keep", article(i).split("<p>")[2].split("</p>")[0])
-
-    def labelled(html: str) -> Page:
-        promo = '<div class="promo"><p>housing: funded by readers like you, share it</p></div>'
-        page = Page.from_html(html.replace("<footer>", promo + "<footer>"), "https://example.org/9")
-        for b in page.blocks:
-            b.set_label("content", 0.55, "some-step")  # every block kept, none with confidence
-        return page
-
-    learner = SiteLearner(min_examples=5, vote_bits=0.0, vote_on_shared_template=True)
-    page = labelled(article(9))
-    lesson = learner.apply(page, model)
-    voted = [b for b in page.blocks if b.step == "site-ngram"]
-    assert lesson.voted == len(voted) > 0 and all(not b.is_content for b in voted)
-    assert any(b.text.startswith("housing: funded") for b in voted)
-    assert all(b.is_content for b in page.blocks if b.text.startswith("Paragraph"))
-    # A page without the site's container is not of its shared template: no votes there.
-    other = labelled(article(9).replace('id="main"', 'id="other"'))
-    assert learner.apply(other, model).voted == 0
-    assert SiteLearner(min_examples=5, vote_bits=0.0,
-                       vote_on_shared_template=False).apply(labelled(article(9)), model).voted == 0
 
 
 def test_spec_cells_and_list_items_shared_by_pages_are_not_template():

@@ -121,8 +121,7 @@ class Declutter:
         #: votes everywhere, the learner only on supervised sites unless told otherwise.
         #: When not, sites come back from the store without them (``_load``).
         self.scores_text = not vote or (self.learner.vote and (
-            self.site_step.reads_tree or not self.learner.vote_needs_supervision
-            or self.learner.vote_on_shared_template))
+            self.site_step.reads_tree or not self.learner.vote_needs_supervision))
         if site_learning:
             chain = Extractor(extractor, [*chain.steps, self.site_step])
         self.chain = chain

@@ -16,18 +16,13 @@ The rules the site step (``step.SiteStep``) applies. Labels, in order of trust:
 3. the content container (``places.container``), on a page whose generic
    content is mostly in it: a block the generic steps kept without
    confidence (score within ``ambiguous_margin`` of the cut) outside the
-   container's parent is boilerplate; with ``container_to_content``, an
-   ambiguous block left out inside the container is content;
+   container's parent is boilerplate;
 4. the per-site n-gram classifier, for the blocks the generic steps left
    ambiguous (their score within ``ambiguous_margin`` of the step's cut) once
    it has ``min_examples`` blocks of each class, with at least
    ``vote_bits`` bits of log-odds per character, and (by default) only on
    sites the user supervised: trained on self-supervised labels alone, its
-   votes removed good content on wcxb-dev (code samples, product lists)
-   as often as chrome. ``vote_on_shared_template`` lets it vote on other
-   sites too, but only where their pages share a template (the container on
-   ``SHARED_TEMPLATE_SHARE`` of the site's pages, and on this page), and only
-   content to boilerplate;
+   votes removed good content (code samples, product lists) as often as chrome;
 5. otherwise the generic steps' label stands.
 
 What trains the classifier: supervised blocks, template blocks (discard),
@@ -73,17 +68,6 @@ VOTE_NEEDS_SUPERVISION = True
 STRUCTURAL = True
 #: Whether the learned content container settles ambiguous blocks (rule 3).
 USE_CONTAINER = True
-#: Whether it also turns ambiguous blocks left out inside it into content: +0.0014 mean
-#: F1 on sites-dev's re-crawl, +0.0004 on wcxb-dev's multi-page sites (docs/results.md).
-CONTAINER_TO_CONTENT = False
-#: Whether the classifier votes on unsupervised sites whose pages share a template: the
-#: container on ``SHARED_TEMPLATE_SHARE`` of the site's pages, on a page that uses it, and
-#: only content to boilerplate. Everywhere it cost wcxb-dev's mixed sites (ifixit -0.28 F1
-#: on one page); so guarded it moved no wcxb-dev mean and cut sites-dev's boilerplate
-#: share by 0.0004 only, for some 3 ms a page while a site learns (its index is rebuilt
-#: after each page): off by default, over issue 15's CPU budget for that gain.
-VOTE_ON_SHARED_TEMPLATE = False
-SHARED_TEMPLATE_SHARE = 0.8
 #: The template never takes more than this share of a page's content characters. A page
 #: that would lose more is a near-copy of pages already seen, or one whose content is text
 #: the site repeats (eBay item pages whose only text is the shared shipping and returns
@@ -173,9 +157,7 @@ class SiteLearner:
                  vote_bits: float = VOTE_BITS_PER_CHAR,
                  vote_to_content: bool = VOTE_TO_CONTENT,
                  vote_needs_supervision: bool = VOTE_NEEDS_SUPERVISION,
-                 structural: bool = STRUCTURAL, use_container: bool = USE_CONTAINER,
-                 container_to_content: bool = CONTAINER_TO_CONTENT,
-                 vote_on_shared_template: bool = VOTE_ON_SHARED_TEMPLATE) -> None:
+                 structural: bool = STRUCTURAL, use_container: bool = USE_CONTAINER) -> None:
         self.template_share = template_share
         self.min_pages = min_pages
         self.ambiguous_margin = ambiguous_margin
@@ -188,8 +170,6 @@ class SiteLearner:
         self.vote_needs_supervision = vote_needs_supervision
         self.structural = structural
         self.use_container = use_container
-        self.container_to_content = container_to_content
-        self.vote_on_shared_template = vote_on_shared_template
 
     def confidence(self, block: Block) -> float:
         """How far the block's score is past its step's cut, on the side of its label."""
@@ -268,14 +248,11 @@ class SiteLearner:
         everywhere = voting and (model.supervised > 0 or not self.vote_needs_supervision)
         place = model.container(max(threshold, CONTAINER_MIN_PAGES)) if self.use_container else None
         where = self._container_sides(keys.places, place, content) if place else None
-        # Unsupervised, it votes on a page that uses the container most of the site's pages share.
-        shared = (voting and not everywhere and self.vote_on_shared_template and where is not None
-                  and model.containers[place] >= SHARED_TEMPLATE_SHARE * model.pages)
         # Decided before any block is relabelled: each rule reads the generic labels.
         untaught = set(template)
-        if where or everywhere or shared:
+        if where or everywhere:
             untaught.update(self._ambiguous(page, keys, model, untaught, place, where,
-                                            everywhere, shared, lesson, relabel))
+                                            everywhere, lesson, relabel))
         if relabel:
             fingerprints, structures, keyed = model.fingerprints, model.structures, keys.structures
             for i in template:
@@ -314,7 +291,7 @@ class SiteLearner:
 
     def _ambiguous(self, page: "Page", keys: PageKeys, model: SiteModel, template: set[int],
                    place: str | None, where: "list[str | None] | None", everywhere: bool,
-                   shared: bool, lesson: PageLesson, relabel: bool) -> list[int]:
+                   lesson: PageLesson, relabel: bool) -> list[int]:
         """Rules 3 and 4 on the ambiguous blocks outside the ``template``; the blocks they
         took (settled, or put to the classifier), which teach nothing."""
         blocks, taken = page.blocks, []
@@ -326,23 +303,20 @@ class SiteLearner:
                 continue
             b = blocks[i]
             side = where[i] if where else None
-            label = self._settled(b, side) if side else None
-            if label is not None:
+            if side == OUTSIDE and b.is_content:
                 taken.append(i)
                 if relabel:
-                    b.set_label(label, float(label == CONTENT), CONTAINER_STEP)
+                    b.set_label(BOILERPLATE, 0.0, CONTAINER_STEP)
                     b.site_reason = settled_by
                     lesson.settled += 1
                 continue
-            can_vote = everywhere or (shared and b.is_content and not b.is_heading)
-            if not (can_vote and (b.is_content or self.vote_to_content)):
+            if not (everywhere and (b.is_content or self.vote_to_content)):
                 continue
             taken.append(i)
             if not relabel:
                 continue
             verdict = clf.classify(b.text)
-            if abs(verdict.log_odds) >= self.vote_bits * len(b.text) and (
-                    everywhere or verdict.category != KEEP):
+            if abs(verdict.log_odds) >= self.vote_bits * len(b.text):
                 b.set_label(CONTENT if verdict.category == KEEP else BOILERPLATE,
                             verdict.p_keep, NGRAM_STEP)
                 b.site_reason = SiteReason(NGRAM_STEP, bits=verdict.log_odds)
@@ -362,14 +336,6 @@ class SiteLearner:
             return None
         return [INSIDE if into else None if into is None or places.inside(i, parent) else OUTSIDE
                 for i, into in enumerate(inside)]
-
-    def _settled(self, b: Block, side: str) -> str | None:
-        """Rule 3 on one ambiguous block: the label it gives it, or None."""
-        if side == OUTSIDE and b.is_content:
-            return BOILERPLATE
-        if side == INSIDE and not b.is_content and self.container_to_content:
-            return CONTENT
-        return None
 
     @staticmethod
     def _near_copy(page: "Page", model: SiteModel, longest: list[int]) -> bool:

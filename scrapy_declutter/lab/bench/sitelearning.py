@@ -90,7 +90,6 @@ def bench_site(paths: Sequence[str], pages: int, extractor: str = "default",
 RULE_SETS = {
     "text template": {"structural": False, "use_container": False},
     "defaults": {},
-    "shared-template vote": {"vote_on_shared_template": True},
 }
 
 
