@@ -320,7 +320,7 @@ def test_the_site_step_takes_the_users_labels():
 
 def test_declutter_runs_one_chain_that_ends_with_the_site_step():
     dec = Declutter("density", flush_every=1)
-    assert isinstance(dec.chain.steps[-1], SiteStep) and not dec.chain.steps[-1].seed
+    assert isinstance(dec.chain.steps[-1], SiteStep) and dec.chain.steps[-1].name == "site"
     generic = build_extractor("density").steps
     assert [type(s) for s in dec.chain.steps[:-1]] == [type(s) for s in generic]
     plain = Declutter("density", site_learning=False).chain.steps

@@ -44,6 +44,7 @@ from ..result import Result, SiteDecisions
 from ..sitekey import site_key_function
 from .learner import SiteLearner
 from .model import SiteModel
+from .ngramstep import NGramStep
 from .step import SITE_LESSON, SITE_MODEL, SiteStep
 from .stores import SiteStore, open_store
 from .warmup import MAX_HELD_PAGES, HeldPage, Released, WarmUps
@@ -112,7 +113,7 @@ class Declutter:
         self.flush_every = max(1, flush_every)
         self.max_cache_bytes = max_cache_bytes
         # A chain with seed 000's n-gram filter (density+ngram) votes there, not in the site step.
-        vote = not any(isinstance(s, SiteStep) and s.seed for s in chain.steps)
+        vote = not any(isinstance(s, NGramStep) for s in chain.steps)
         self.learner = learner or SiteLearner(vote=vote)
         self.generic = chain
         self.site_step = SiteStep(learner=self.learner, content_selector=content_selector,
