@@ -112,9 +112,11 @@ class Declutter:
         self.learn = learn
         self.flush_every = max(1, flush_every)
         self.max_cache_bytes = max_cache_bytes
-        # A chain with seed 000's n-gram filter (density+ngram) votes there, not in the site step.
+        # A chain with seed 000's n-gram filter (density+ngram) votes there, not in the site step;
+        # the site step votes on supervised sites only: elsewhere nothing reads the classifier.
         vote = not any(isinstance(s, NGramStep) for s in chain.steps)
-        self.learner = learner or SiteLearner(vote=vote)
+        supervised = bool(content_selector or markers)
+        self.learner = learner or SiteLearner(vote=vote, train=not vote or supervised)
         self.generic = chain
         self.site_step = SiteStep(learner=self.learner, content_selector=content_selector,
                                   markers=markers)

@@ -25,7 +25,8 @@ The rules the site step (``step.SiteStep``) applies. Labels, in order of trust:
    votes removed good content (code samples, product lists) as often as chrome;
 5. otherwise the generic steps' label stands.
 
-What trains the classifier: supervised blocks, template blocks (discard),
+What trains the classifier, where something votes with it (``train``: the
+seed's chain, supervised sites): supervised blocks, template blocks (discard),
 and blocks the generic steps decided with confidence (score at least
 ``confident_margin`` past the cut, on the side of their label). Everything is
 decided from the model as it was *before* the page, then the page is learned.
@@ -157,7 +158,8 @@ class SiteLearner:
                  vote_bits: float = VOTE_BITS_PER_CHAR,
                  vote_to_content: bool = VOTE_TO_CONTENT,
                  vote_needs_supervision: bool = VOTE_NEEDS_SUPERVISION,
-                 structural: bool = STRUCTURAL, use_container: bool = USE_CONTAINER) -> None:
+                 structural: bool = STRUCTURAL, use_container: bool = USE_CONTAINER,
+                 train: bool = True) -> None:
         self.template_share = template_share
         self.min_pages = min_pages
         self.ambiguous_margin = ambiguous_margin
@@ -170,6 +172,8 @@ class SiteLearner:
         self.vote_needs_supervision = vote_needs_supervision
         self.structural = structural
         self.use_container = use_container
+        #: Whether unsupervised pages teach the classifier (see the module docstring).
+        self.train = train
 
     def confidence(self, block: Block) -> float:
         """How far the block's score is past its step's cut, on the side of its label."""
@@ -228,8 +232,9 @@ class SiteLearner:
         if threshold == float("inf") and not model.fingerprints and not voting:
             # Nothing learned can apply yet (a fresh site's warm-up pages are all labelled
             # so): no template, container or vote, and no near-copy of a page never seen.
-            lesson.examples = {KEEP: _taught(blocks, keys.sure_content),
-                               DISCARD: _taught(blocks, keys.sure_boilerplate)}
+            if self.train:
+                lesson.examples = {KEEP: _taught(blocks, keys.sure_content),
+                                   DISCARD: _taught(blocks, keys.sure_boilerplate)}
             return lesson
         lesson.duplicate = self._near_copy(page, model, keys.longest)
         template = self._template(blocks, keys, model, threshold)
@@ -262,6 +267,8 @@ class SiteLearner:
                            structures.get(keyed[i], 0) if keyed else 0)
                 b.site_reason = SiteReason(TEMPLATE_STEP, seen, model.pages)
             lesson.template = len(template)
+        if not self.train:
+            return lesson
         sure_content, discard = keys.sure_content, keys.sure_boilerplate
         if untaught:
             sure_content = [i for i in sure_content if i not in untaught]
@@ -361,11 +368,12 @@ class SiteLearner:
         """Add a page's lesson to models (the site's, and the delta waiting to be stored)."""
         if lesson.duplicate or not models:
             return
-        texts = Lesson.of(lesson.examples)
+        texts = Lesson.of(lesson.examples) if any(lesson.examples.values()) else None
         for model in models:
             keys = lesson.keys
             model.observe(keys.fingerprints, url, keys.structures, keys.containers, keys.samples)
             model.supervised += lesson.supervised
             # Without its n-gram tables (``SiteModel.ngrams``) a model counts the examples
             # alone: its delta trains the tables.
-            model.classifier.add_lesson(texts, tables=model.ngrams)
+            if texts is not None:
+                model.classifier.add_lesson(texts, tables=model.ngrams)
