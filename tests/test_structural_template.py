@@ -50,13 +50,16 @@ def labels(order: list[str], warmup: int = 6) -> dict[str, list[tuple[str, str]]
     return results
 
 
-def test_banner_and_byline_become_template_and_paragraphs_stay():
+def test_byline_becomes_template_and_paragraphs_stay():
     results = labels(list(PAGES))
     for url, blocks in results.items():
         banner = [label for text, label in blocks if text.startswith("The Wayback Machine")]
         byline = [label for text, label in blocks if text.startswith("Posted on")]
         body = [label for text, label in blocks if text.startswith("Part ")]
-        assert banner == ["boilerplate"] and byline == ["boilerplate"], url
+        assert byline == ["boilerplate"], url  # its text at one place: two signals
+        # The banner repeats by its text alone, a paragraph the generic steps were sure of:
+        # one signal, so the template does not take it (``SiteLearner._may_take``).
+        assert banner == ["content"], url
         assert body == ["content"] * 4, url
 
 

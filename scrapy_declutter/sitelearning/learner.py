@@ -12,11 +12,14 @@ The rules the site step (``step.SiteStep``) applies. Labels, in order of trust:
    short table cell without links (a spec sheet's field names and values),
    or it is a short title the generic steps kept over content; and it takes
    no content from a near-copy, from a page it would strip of half its
-   content, or from a page with under ``MIN_CONTENT_CHARS`` of content;
+   content, or from a page with under ``MIN_CONTENT_CHARS`` of content.
+   Content it takes must repeat on ``CONTENT_TEMPLATE_MIN_PAGES`` pages, with a
+   second signal (``SiteLearner._may_take``);
 3. the content container (``places.container``), on a page whose generic
    content is mostly in it: a block the generic steps kept without
    confidence (score within ``ambiguous_margin`` of the cut) outside the
-   container's parent is boilerplate;
+   container's parent is boilerplate, unless it is a heading or longer
+   than ``CONTAINER_MAX_CHARS`` (a title or lead set above the body);
 4. the per-site n-gram classifier, for the blocks the generic steps left
    ambiguous (their score within ``ambiguous_margin`` of the step's cut) once
    it has ``min_examples`` blocks of each class, with at least
@@ -96,6 +99,18 @@ TITLE_MAX_WORDS = 6
 CONTAINER_MIN_PAGES = 5
 #: The container settles a page's blocks only when it holds this share of the page's content.
 CONTAINER_PAGE_SHARE = 0.5
+
+#: The template takes a block the generic steps kept only when its text (or structural key)
+#: was on this many of the site's pages: two or three pages of a shop share its guarantees
+#: and product lists, which are the pages' content.
+CONTENT_TEMPLATE_MIN_PAGES = 5
+#: A block with this link density or more is a link list: the template may take it from the
+#: content however sure the generic steps were of it.
+LINK_LIST = 0.5
+#: Elements whose text the markup itself calls chrome.
+CHROME_TAGS = frozenset({"footer", "nav", "aside"})
+#: The container relabels no block longer than this (a lead paragraph, not chrome).
+CONTAINER_MAX_CHARS = 200
 
 TEMPLATE_STEP = "site-template"
 CONTAINER_STEP = "site-container"
@@ -248,8 +263,8 @@ class SiteLearner:
         # A title's test reads whether the next block was found template (its own test comes later).
         template = [i for i in template
                     if not (i < last and _titles(blocks[i], blocks[i + 1], i + 1 in taken))]
-        if keep_content:
-            template = [i for i in template if not blocks[i].is_content]
+        template = [i for i in template if not blocks[i].is_content
+                    or (not keep_content and self._may_take(i, blocks[i], keys, model))]
         everywhere = voting and (model.supervised > 0 or not self.vote_needs_supervision)
         place = model.container(max(threshold, CONTAINER_MIN_PAGES)) if self.use_container else None
         where = self._container_sides(keys.places, place, content) if place else None
@@ -275,6 +290,22 @@ class SiteLearner:
             discard = sorted(template + [i for i in discard if i not in untaught])
         lesson.examples = {KEEP: _taught(blocks, sure_content), DISCARD: _taught(blocks, discard)}
         return lesson
+
+    def _may_take(self, i: int, b: Block, keys: PageKeys, model: SiteModel) -> bool:
+        """Whether the template may take block ``i``, which the generic steps kept.
+
+        It must repeat on ``CONTENT_TEMPLATE_MIN_PAGES`` pages, and a second signal
+        must agree: its place (a structural key is its text *at one place*), a link
+        list, an element in ``CHROME_TAGS``, or the generic steps' doubt (a score
+        within ``ambiguous_margin`` of the cut).
+        """
+        placed = model.structures.get(keys.structures[i], 0) if keys.structures else 0
+        if placed >= CONTENT_TEMPLATE_MIN_PAGES:
+            return True
+        if model.fingerprints.get(keys.fingerprints[i], 0) < CONTENT_TEMPLATE_MIN_PAGES:
+            return False
+        return (b.link_density >= LINK_LIST or keys.confidences[i] < self.ambiguous_margin
+                or any(a.tag in CHROME_TAGS for a in b.ancestors))
 
     @staticmethod
     def _template(blocks: Sequence[Block], keys: PageKeys, model: SiteModel,
@@ -310,7 +341,10 @@ class SiteLearner:
                 continue
             b = blocks[i]
             side = where[i] if where else None
-            if side == OUTSIDE and b.is_content:
+            # A heading or a paragraph of prose outside the container is the page's title or
+            # lead, which many sites set above the body's element: never chrome on its own.
+            if side == OUTSIDE and b.is_content and not b.is_heading \
+                    and b.text_chars <= CONTAINER_MAX_CHARS:
                 taken.append(i)
                 if relabel:
                     b.set_label(BOILERPLATE, 0.0, CONTAINER_STEP)
