@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..blocks import BOILERPLATE, CONTENT, Block, SiteReason
 from .lessons import Lesson
-from .model import MIN_PAGES, TEMPLATE_SHARE, SiteModel
+from .model import MAX_EXAMPLES, MIN_PAGES, MIN_TEMPLATE_PAGES, TEMPLATE_SHARE, SiteModel
 from .ngram import DISCARD, KEEP
 from .pagekeys import PageKeys, confidences, page_keys
 from .places import Places
@@ -142,6 +142,17 @@ def _taught(blocks: Sequence[Block], at: list[int]) -> list[str]:
         taught.append(text[:left])
         left -= len(text)
     return taught
+
+
+def _text_samples(keys: PageKeys, model: SiteModel) -> dict[int, tuple[str, str]]:
+    """(text, path) of the blocks whose fingerprint this page takes to ``MIN_TEMPLATE_PAGES``
+    pages: the examples ``sites show`` prints for the text template."""
+    if len(model.examples) >= MAX_EXAMPLES:
+        return {}
+    get, before = model.fingerprints.get, MIN_TEMPLATE_PAGES - 1
+    places = keys.places
+    return {fp: (places.blocks[i].text, places.path(i)) for i, fp in enumerate(keys.fingerprints)
+            if get(fp, 0) == before and fp not in model.examples}
 
 
 @dataclass
@@ -403,9 +414,10 @@ class SiteLearner:
         if lesson.duplicate or not models:
             return
         texts = Lesson.of(lesson.examples) if any(lesson.examples.values()) else None
+        keys = lesson.keys
+        samples = {**keys.samples, **_text_samples(keys, models[0])}
         for model in models:
-            keys = lesson.keys
-            model.observe(keys.fingerprints, url, keys.structures, keys.containers, keys.samples)
+            model.observe(keys.fingerprints, url, keys.structures, keys.containers, samples)
             model.supervised += lesson.supervised
             # Without its n-gram tables (``SiteModel.ngrams``) a model counts the examples
             # alone: its delta trains the tables.
