@@ -48,17 +48,16 @@ def first_pass(samples: Sequence[Sample], order_seed: int, *, warmup: int,
             continue
         order = list(group)
         random.Random(order_seed).shuffle(order)
-        with Declutter(extractor, store="memory:", warmup=warmup) as dec:
+        # The dataset's grouping, whatever the URLs say.
+        with Declutter(extractor, store="memory:", warmup=warmup, site_key=lambda _url: site) as dec:
             for s in order:
                 page = Page.from_html(decode_html(s.html_bytes()), s.url)
-                page.site = site  # the dataset's grouping, whatever the URL says
                 for released in dec.submit_page(page, key=s.file_id):
                     texts[released.key] = released.result.text
             for released in dec.release():
                 texts[released.key] = released.result.text
             for s in group if recrawl else ():
                 page = Page.from_html(decode_html(s.html_bytes()), s.url)
-                page.site = site
                 texts[s.file_id] = dec.extract_page(page).text
     return texts
 

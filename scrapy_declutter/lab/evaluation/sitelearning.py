@@ -54,13 +54,12 @@ def run_site_learning(samples: Sequence[Sample], extractor: str = "default", *,
             start = time.process_time()
             prediction = extract(text, s.url, extractor=extractor).text
             _record(row, "generic", prediction, s, time.process_time() - start)
-        with Declutter(extractor, store=store) as dec:
+        # The dataset's grouping, whatever the URLs say.
+        with Declutter(extractor, store=store, site_key=lambda _url: site) as dec:
             for mode in ("first", "recrawl"):
                 for s, text, row in zip(group, texts, rows):
                     start = time.process_time()
-                    page = Page.from_html(text, s.url)
-                    page.site = site  # the dataset's grouping, whatever the URL says
-                    prediction = dec.extract_page(page).text
+                    prediction = dec.extract_page(Page.from_html(text, s.url)).text
                     _record(row, mode, prediction, s, time.process_time() - start)
         out.extend(rows)
     return out
@@ -161,11 +160,10 @@ def rule_effects(samples: Sequence[Sample], extractor: str = "default", *,
             page = Page.from_html(text, s.url)
             chain.run(page)
             generic.append([b.is_content for b in page.blocks])
-        with Declutter(extractor, store="memory:") as dec:
+        with Declutter(extractor, store="memory:", site_key=lambda _url: site) as dec:
             for mode in ("first", "recrawl"):
                 for s, text, kept in zip(group, texts, generic):
                     page = Page.from_html(text, s.url)
-                    page.site = site
                     state = dec._state(site)
                     model = state.model if state else None
                     before = dict(model.fingerprints) if model else {}
