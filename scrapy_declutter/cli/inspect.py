@@ -98,7 +98,7 @@ class Analyser:
             return
         from ..sitelearning import Declutter
 
-        site_key = (lambda _url: site) if site else "host"
+        site_key = (lambda _url: site) if site else None
         self.declutter = Declutter(extractor=extractor, store=store, site_key=site_key,
                                        learn=False)
 

@@ -98,7 +98,7 @@ class Declutter:
 
     def __init__(self, extractor: str = "default", store: "str | SiteStore" = "memory:",
                  site_learning: bool = True,
-                 site_key: "Callable[[str | None], str] | str" = "host",
+                 site_key: "Callable[[str | None], str] | str | None" = None,
                  content_selector: str | None = None, *, markers: bool = False,
                  learn: bool = True, flush_every: int = FLUSH_EVERY,
                  learner: SiteLearner | None = None, retry_after: float = RETRY_AFTER,
@@ -108,7 +108,6 @@ class Declutter:
         self.extractor = extractor
         chain = build_extractor(extractor)
         self.site_learning = site_learning
-        #: The one place a page's site is decided (``page.site``) for site learning.
         self.site_key = site_key_function(site_key) if isinstance(site_key, str) else site_key
         self.learn = learn
         self.flush_every = max(1, flush_every)
@@ -146,7 +145,8 @@ class Declutter:
 
     def extract_page(self, page: Page) -> Result:
         """Extract an already parsed page (the Scrapy middleware's entry point)."""
-        page.site = self.site_key(page.url) or ""
+        if self.site_key is not None:
+            page.site = self.site_key(page.url) or ""
         state = self._state(page.site) if self.site_learning and page.site else None
         page.put(SITE_MODEL, state.model if state is not None else None)
         self.chain.run(page)
@@ -183,7 +183,8 @@ class Declutter:
         Result comes with ``root=None``; text, blocks and labels are the same.
         """
         key = page.url if key is None else key
-        page.site = self.site_key(page.url) or ""
+        if self.site_key is not None:
+            page.site = self.site_key(page.url) or ""
         state = self._state(page.site) if self.site_learning and page.site else None
         if state is None or not page.blocks or not self.warmups.wants(page.site,
                                                                       state.model.pages):
