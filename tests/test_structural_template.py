@@ -115,10 +115,10 @@ def test_sites_show_lists_the_template_with_counts_and_examples(tmp_path, capsys
         for url in PAGES:
             dec.submit(PAGES[url], url)
         dec.release()
-    assert main(["sites", "show", "blog.example.net", "--store", store]) == 0
+    assert main(["sites", "show", "blog.example.net", "--store", store, "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    rows = summary["template_structures"]
+    rows = summary["template"]
     byline = [r for r in rows if r["example"].startswith("Posted on")]
-    assert len(byline) == 1 and byline[0]["pages"] == 6
+    assert len(byline) == 1 and byline[0]["pages"] == 6 and byline[0]["rule"] == "place"
     assert "div#post/p.byline" in byline[0]["example"]  # its place in the page
     assert not any(r["example"].startswith("Part ") for r in rows)  # body never template
