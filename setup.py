@@ -16,9 +16,6 @@
   takes ``str.encode``, the same bytes, and every body is decoded (``sniff``).
 - ``scrapy_declutter._language`` counts the blocks' stop words in one loop
   per page; without it ``language.stopword_counts`` runs per block, the same counts.
-- ``scrapy_declutter.sitelearning._counts`` counts a page's n-grams and merges
-  them into a site's tables; without it ``counts.python_counted`` and
-  ``counts.python_merged`` (NumPy) give the same tables.
 - ``scrapy_declutter.sitelearning._fingerprint`` normalises and hashes a block's
   text in one pass; without it ``model.python_normalise`` and
   ``model.python_fingerprint`` (three regular expressions) give the same strings and hashes.
@@ -72,8 +69,6 @@ def extensions() -> list[Extension]:
                   optional=True),
         Extension("scrapy_declutter._language", ["scrapy_declutter/_language.pyx"],
                   depends=[chars, slots], optional=True),
-        Extension("scrapy_declutter.sitelearning._counts",
-                  ["scrapy_declutter/sitelearning/_counts.pyx"], optional=True),
         Extension("scrapy_declutter.sitelearning._fingerprint",
                   ["scrapy_declutter/sitelearning/_fingerprint.pyx"],
                   depends=[chars, f"{sitelearning}/_fingerprint.pxd", f"{sitelearning}/_blake2b.pxi"],

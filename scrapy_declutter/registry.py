@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 #: Steps, or is a Step class (a part of one step).
 REGISTRY: dict[str, str] = {
     "density": "scrapy_declutter.steps.density:DensityFilter",
-    "ngram": "scrapy_declutter.sitelearning.step:ngram_chain",
+    "ngram": "scrapy_declutter.sitelearning.ngramstep:ngram_chain",
     "justext": "scrapy_declutter.steps.justext:JusText",
     "boilerpipe-default": "scrapy_declutter.steps.boilerpipe.chains:default_chain",
     "boilerpipe-article": "scrapy_declutter.steps.boilerpipe.chains:article_chain",

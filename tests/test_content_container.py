@@ -48,19 +48,6 @@ def test_a_page_teaches_the_nested_places_that_hold_its_confident_content():
     assert containers(places, weights, share=0.8, min_total=10 ** 9) == []
 
 
-def test_unsure_blocks_inside_the_container_become_content_when_asked():
-    _, plain = learned()
-    _, settled = learned(SiteLearner(container_to_content=True))
-    plain_text = {r.key: r.result.text for r in plain}
-    moved = [(r.key, b) for r in settled for b in r.result.blocks if b.step == CONTAINER_STEP]
-    assert moved, "the tutorial has unsure paragraphs inside div.body"
-    for key, b in moved:
-        assert b.is_content and b.site_reason is not None and b.site_reason.pages >= 5
-        assert b.text not in plain_text[key]  # what the generic steps had left out
-    assert not any(b.step == CONTAINER_STEP for r in plain for b in r.result.blocks
-                   if b.is_content)  # off by default: nothing inside was turned content
-
-
 def page_with_rail(i: int) -> str:
     """A news page: the article in div#page > div#main, a byline box beside it, a rail outside."""
     return f"""<html><body><div id="page"><div class="byline"><p>By the desk, story {i}</p></div>

@@ -11,6 +11,7 @@ from test_sitemodel import article
 from scrapy_declutter import Declutter
 from scrapy_declutter.errors import ModelFormatError
 from scrapy_declutter.sitelearning import SiteModel
+from scrapy_declutter.sitelearning.learner import SiteLearner
 from scrapy_declutter.sitelearning.lessons import LESSON_CHARS, Lesson, arrays, from_arrays
 from scrapy_declutter.sitelearning.ngram import DISCARD, KEEP, NGramClassifier
 
@@ -127,7 +128,8 @@ def test_an_unknown_category_is_refused():
 
 def test_a_crawl_that_never_scores_stores_lessons_and_a_reader_counts_them(tmp_path):
     uri = f"sqlite:///{tmp_path}/s.db"
-    with Declutter("density", store=uri, flush_every=2) as dec:
+    # A learner whose unsupervised pages teach (the default one's do only where a vote reads it).
+    with Declutter("density", store=uri, flush_every=2, learner=SiteLearner(train=True)) as dec:
         assert not dec.scores_text
         for i in range(6):
             dec.extract(article(i), f"https://lessons.example/{i}")

@@ -228,7 +228,11 @@ def test_cli_store_classifies_with_the_learned_site_model(tmp_path):
         pytest.skip("site learning (scrapy_declutter.Declutter) is not in this checkout")
     site = SAMPLE_DATA / "scrapy"
     store = f"sqlite:///{tmp_path / 'sites.sqlite3'}"
-    learner = declutter_cls(store=store)
+    from scrapy_declutter.sitelearning.learner import SiteLearner
+
+    # A learner whose unsupervised pages teach the classifier (the default one's do only where
+    # a vote reads it), so the report has its log-odds to show.
+    learner = declutter_cls(store=store, learner=SiteLearner(train=True))
     for name in ("index", "tomatoes", "compost", "bees", "pruning"):
         learner.extract((site / f"{name}.html").read_bytes(), f"http://club.example/{name}.html")
     learner.close()

@@ -33,7 +33,7 @@ def test_train_with_a_selector_then_list_show_and_forget(tmp_path, capsys):
 
     assert main(["sites", "list", "--store", store]) == 0
     assert capsys.readouterr().out.split() == ["gazette", "4", "pages"]
-    assert main(["sites", "show", "gazette", "--store", store]) == 0
+    assert main(["sites", "show", "gazette", "--store", store, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["site"] == "gazette"
     assert main(["sites", "forget", "gazette", "--store", store]) == 0
     capsys.readouterr()
@@ -70,3 +70,34 @@ def test_evaluate_site_learning_prints_the_per_site_table(tmp_path, capsys):
     bp_generic, bp_first, bp_recrawl = (float(x) for x in row.split("|")[1].split())
     assert bp_recrawl < bp_generic  # the repeated footer is gone on the re-crawl
     assert FOOTER.split()[0] == "Copyright"
+
+
+def test_sites_show_prints_the_container_as_a_selector_and_the_template_with_examples(
+        tmp_path, capsys):
+    from conftest import SAMPLE_DATA
+    from scrapy_declutter import Declutter
+
+    site, store = SAMPLE_DATA / "scrapy", f"sqlite:///{tmp_path}/s.db"
+    names = ["index", "tomatoes", "compost", "bees", "pruning"]
+    with Declutter(store=store, site_key="fixed:club") as dec:
+        for name in names * 2:  # twice: a page is counted once
+            dec.extract((site / f"{name}.html").read_bytes(), f"http://club.example/{name}.html")
+    assert main(["sites", "show", "club", "--store", store]) == 0
+    out = capsys.readouterr().out
+    head, container, template, *rows = out.splitlines()
+    assert head.startswith("site club: 5 pages (0 supervised), last learned 20")
+    assert container.startswith("content container: html > body")
+    assert template.startswith("template: ") and rows
+    assert all("pages  text" in r or "pages  place" in r for r in rows)
+    assert any("'" in r and r.split("'")[1] for r in rows)  # an example text
+    summary = json.loads(main(["sites", "show", "club", "--store", store, "--json"]) == 0
+                         and capsys.readouterr().out)
+    assert len(rows) == len(summary["template"]) and summary["pages"] == 5
+
+
+def test_css_selector_escapes_names_and_leaves_folded_ones_out():
+    from scrapy_declutter.cli.sites import css_selector
+
+    assert css_selector("/html/body/div#main.post/article") == "html > body > div#main.post > article"
+    assert css_selector("/html/body/div#post-0.entry") == "html > body > div.entry"
+    assert css_selector("/html/body/div.md:w-full") == "html > body > div.md\\:w-full"

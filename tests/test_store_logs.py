@@ -37,7 +37,7 @@ def test_append_logs_deltas_then_compacts_them_into_the_model(store_uri):
         assert store._get("t") is None and store.load("t").pages == 1
         store.append([delta("t", 1)], fold={"t"})  # no stored model: nothing to fold yet
         assert store._get("t") is None
-        store.merge("t", SiteModel("t"))
+        store.append([SiteModel("t")] * COMPACT_AFTER)  # its log reaches the cut: a model
         store.append([delta("t", 2)], fold={"t"})  # fold: compacted at once
         assert store._read("t")[1] == [] and SiteModel.from_bytes(store._get("t")).pages == 3
         assert store.forget("t") and store.sites() == ["s"]
@@ -75,7 +75,7 @@ def test_a_write_costs_the_delta_not_the_stored_model(tmp_path):
     big = SiteModel("s")
     for i in range(300):
         big.merge(delta("s", i))
-    store.merge("s", big)
+    store.append([big] + [SiteModel("s")] * (COMPACT_AFTER - 1))  # compacted: a model row
     store.append([delta("s", 1000)])
     (model_size,) = store.conn.execute("SELECT length(model) FROM site_models").fetchone()
     (delta_size,) = store.conn.execute("SELECT length(delta) FROM site_deltas").fetchone()

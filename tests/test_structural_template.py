@@ -50,13 +50,16 @@ def labels(order: list[str], warmup: int = 6) -> dict[str, list[tuple[str, str]]
     return results
 
 
-def test_banner_and_byline_become_template_and_paragraphs_stay():
+def test_byline_becomes_template_and_paragraphs_stay():
     results = labels(list(PAGES))
     for url, blocks in results.items():
         banner = [label for text, label in blocks if text.startswith("The Wayback Machine")]
         byline = [label for text, label in blocks if text.startswith("Posted on")]
         body = [label for text, label in blocks if text.startswith("Part ")]
-        assert banner == ["boilerplate"] and byline == ["boilerplate"], url
+        assert byline == ["boilerplate"], url  # its text at one place: two signals
+        # The banner repeats by its text alone, a paragraph the generic steps were sure of:
+        # one signal, so the template does not take it (``SiteLearner._may_take``).
+        assert banner == ["content"], url
         assert body == ["content"] * 4, url
 
 
@@ -112,10 +115,10 @@ def test_sites_show_lists_the_template_with_counts_and_examples(tmp_path, capsys
         for url in PAGES:
             dec.submit(PAGES[url], url)
         dec.release()
-    assert main(["sites", "show", "blog.example.net", "--store", store]) == 0
+    assert main(["sites", "show", "blog.example.net", "--store", store, "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
-    rows = summary["template_structures"]
+    rows = summary["template"]
     byline = [r for r in rows if r["example"].startswith("Posted on")]
-    assert len(byline) == 1 and byline[0]["pages"] == 6
+    assert len(byline) == 1 and byline[0]["pages"] == 6 and byline[0]["rule"] == "place"
     assert "div#post/p.byline" in byline[0]["example"]  # its place in the page
     assert not any(r["example"].startswith("Part ") for r in rows)  # body never template

@@ -5,8 +5,8 @@
   containers, pages seen, the classifier;
 * ``places`` — a block's place in its page: paths, structural keys, containers;
 * ``learner`` — how a model labels a page and what the page teaches it;
-* ``step`` — ``SiteStep``, which applies those rules as the last step of a chain
-  (and, as the part ``ngram``, seed 000's n-gram filter);
+* ``step`` — ``SiteStep``, which applies those rules as the last step of a chain;
+* ``ngramstep`` — ``NGramStep``, seed 000's n-gram filter (the part ``ngram``);
 * ``supervision`` — labels from a content selector or comment markers;
 * ``stores`` — memory, SQLite and Redis stores, chosen by URI;
 * ``warmup`` — a site's first pages, held and labelled together;

@@ -44,6 +44,7 @@ from ..result import Result, SiteDecisions
 from ..sitekey import site_key_function
 from .learner import SiteLearner
 from .model import SiteModel
+from .ngramstep import NGramStep
 from .step import SITE_LESSON, SITE_MODEL, SiteStep
 from .stores import SiteStore, open_store
 from .warmup import MAX_HELD_PAGES, HeldPage, Released, WarmUps
@@ -111,9 +112,11 @@ class Declutter:
         self.learn = learn
         self.flush_every = max(1, flush_every)
         self.max_cache_bytes = max_cache_bytes
-        # A chain with seed 000's n-gram filter (density+ngram) votes there, not in the site step.
-        vote = not any(isinstance(s, SiteStep) and s.seed for s in chain.steps)
-        self.learner = learner or SiteLearner(vote=vote)
+        # A chain with seed 000's n-gram filter (density+ngram) votes there, not in the site step;
+        # the site step votes on supervised sites only: elsewhere nothing reads the classifier.
+        vote = not any(isinstance(s, NGramStep) for s in chain.steps)
+        supervised = bool(content_selector or markers)
+        self.learner = learner or SiteLearner(vote=vote, train=not vote or supervised)
         self.generic = chain
         self.site_step = SiteStep(learner=self.learner, content_selector=content_selector,
                                   markers=markers)
@@ -121,8 +124,7 @@ class Declutter:
         #: votes everywhere, the learner only on supervised sites unless told otherwise.
         #: When not, sites come back from the store without them (``_load``).
         self.scores_text = not vote or (self.learner.vote and (
-            self.site_step.reads_tree or not self.learner.vote_needs_supervision
-            or self.learner.vote_on_shared_template))
+            self.site_step.reads_tree or not self.learner.vote_needs_supervision))
         if site_learning:
             chain = Extractor(extractor, [*chain.steps, self.site_step])
         self.chain = chain

@@ -12,25 +12,24 @@ The rules the site step (``step.SiteStep``) applies. Labels, in order of trust:
    short table cell without links (a spec sheet's field names and values),
    or it is a short title the generic steps kept over content; and it takes
    no content from a near-copy, from a page it would strip of half its
-   content, or from a page with under ``MIN_CONTENT_CHARS`` of content;
+   content, or from a page with under ``MIN_CONTENT_CHARS`` of content.
+   Content it takes must repeat on ``CONTENT_TEMPLATE_MIN_PAGES`` pages, with a
+   second signal (``SiteLearner._may_take``);
 3. the content container (``places.container``), on a page whose generic
    content is mostly in it: a block the generic steps kept without
    confidence (score within ``ambiguous_margin`` of the cut) outside the
-   container's parent is boilerplate; with ``container_to_content``, an
-   ambiguous block left out inside the container is content;
+   container's parent is boilerplate, unless it is a heading or longer
+   than ``CONTAINER_MAX_CHARS`` (a title or lead set above the body);
 4. the per-site n-gram classifier, for the blocks the generic steps left
    ambiguous (their score within ``ambiguous_margin`` of the step's cut) once
    it has ``min_examples`` blocks of each class, with at least
    ``vote_bits`` bits of log-odds per character, and (by default) only on
    sites the user supervised: trained on self-supervised labels alone, its
-   votes removed good content on wcxb-dev (code samples, product lists)
-   as often as chrome. ``vote_on_shared_template`` lets it vote on other
-   sites too, but only where their pages share a template (the container on
-   ``SHARED_TEMPLATE_SHARE`` of the site's pages, and on this page), and only
-   content to boilerplate;
+   votes removed good content (code samples, product lists) as often as chrome;
 5. otherwise the generic steps' label stands.
 
-What trains the classifier: supervised blocks, template blocks (discard),
+What trains the classifier, where something votes with it (``train``: the
+seed's chain, supervised sites): supervised blocks, template blocks (discard),
 and blocks the generic steps decided with confidence (score at least
 ``confident_margin`` past the cut, on the side of their label). Everything is
 decided from the model as it was *before* the page, then the page is learned.
@@ -46,7 +45,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..blocks import BOILERPLATE, CONTENT, Block, SiteReason
 from .lessons import Lesson
-from .model import MIN_PAGES, TEMPLATE_SHARE, SiteModel
+from .model import MAX_EXAMPLES, MIN_PAGES, MIN_TEMPLATE_PAGES, TEMPLATE_SHARE, SiteModel
 from .ngram import DISCARD, KEEP
 from .pagekeys import PageKeys, confidences, page_keys
 from .places import Places
@@ -73,17 +72,6 @@ VOTE_NEEDS_SUPERVISION = True
 STRUCTURAL = True
 #: Whether the learned content container settles ambiguous blocks (rule 3).
 USE_CONTAINER = True
-#: Whether it also turns ambiguous blocks left out inside it into content: +0.0014 mean
-#: F1 on sites-dev's re-crawl, +0.0004 on wcxb-dev's multi-page sites (docs/results.md).
-CONTAINER_TO_CONTENT = False
-#: Whether the classifier votes on unsupervised sites whose pages share a template: the
-#: container on ``SHARED_TEMPLATE_SHARE`` of the site's pages, on a page that uses it, and
-#: only content to boilerplate. Everywhere it cost wcxb-dev's mixed sites (ifixit -0.28 F1
-#: on one page); so guarded it moved no wcxb-dev mean and cut sites-dev's boilerplate
-#: share by 0.0004 only, for some 3 ms a page while a site learns (its index is rebuilt
-#: after each page): off by default, over issue 15's CPU budget for that gain.
-VOTE_ON_SHARED_TEMPLATE = False
-SHARED_TEMPLATE_SHARE = 0.8
 #: The template never takes more than this share of a page's content characters. A page
 #: that would lose more is a near-copy of pages already seen, or one whose content is text
 #: the site repeats (eBay item pages whose only text is the shared shipping and returns
@@ -111,6 +99,18 @@ TITLE_MAX_WORDS = 6
 CONTAINER_MIN_PAGES = 5
 #: The container settles a page's blocks only when it holds this share of the page's content.
 CONTAINER_PAGE_SHARE = 0.5
+
+#: The template takes a block the generic steps kept only when its text (or structural key)
+#: was on this many of the site's pages: two or three pages of a shop share its guarantees
+#: and product lists, which are the pages' content.
+CONTENT_TEMPLATE_MIN_PAGES = 5
+#: A block with this link density or more is a link list: the template may take it from the
+#: content however sure the generic steps were of it.
+LINK_LIST = 0.5
+#: Elements whose text the markup itself calls chrome.
+CHROME_TAGS = frozenset({"footer", "nav", "aside"})
+#: The container relabels no block longer than this (a lead paragraph, not chrome).
+CONTAINER_MAX_CHARS = 200
 
 TEMPLATE_STEP = "site-template"
 CONTAINER_STEP = "site-container"
@@ -144,6 +144,17 @@ def _taught(blocks: Sequence[Block], at: list[int]) -> list[str]:
     return taught
 
 
+def _text_samples(keys: PageKeys, model: SiteModel) -> dict[int, tuple[str, str]]:
+    """(text, path) of the blocks whose fingerprint this page takes to ``MIN_TEMPLATE_PAGES``
+    pages: the examples ``sites show`` prints for the text template."""
+    if len(model.examples) >= MAX_EXAMPLES:
+        return {}
+    get, before = model.fingerprints.get, MIN_TEMPLATE_PAGES - 1
+    places = keys.places
+    return {fp: (places.blocks[i].text, places.path(i)) for i, fp in enumerate(keys.fingerprints)
+            if get(fp, 0) == before and fp not in model.examples}
+
+
 @dataclass
 class PageLesson:
     """What one page decided and what it teaches its site's model."""
@@ -174,8 +185,7 @@ class SiteLearner:
                  vote_to_content: bool = VOTE_TO_CONTENT,
                  vote_needs_supervision: bool = VOTE_NEEDS_SUPERVISION,
                  structural: bool = STRUCTURAL, use_container: bool = USE_CONTAINER,
-                 container_to_content: bool = CONTAINER_TO_CONTENT,
-                 vote_on_shared_template: bool = VOTE_ON_SHARED_TEMPLATE) -> None:
+                 train: bool = True) -> None:
         self.template_share = template_share
         self.min_pages = min_pages
         self.ambiguous_margin = ambiguous_margin
@@ -188,8 +198,8 @@ class SiteLearner:
         self.vote_needs_supervision = vote_needs_supervision
         self.structural = structural
         self.use_container = use_container
-        self.container_to_content = container_to_content
-        self.vote_on_shared_template = vote_on_shared_template
+        #: Whether unsupervised pages teach the classifier (see the module docstring).
+        self.train = train
 
     def confidence(self, block: Block) -> float:
         """How far the block's score is past its step's cut, on the side of its label."""
@@ -248,8 +258,9 @@ class SiteLearner:
         if threshold == float("inf") and not model.fingerprints and not voting:
             # Nothing learned can apply yet (a fresh site's warm-up pages are all labelled
             # so): no template, container or vote, and no near-copy of a page never seen.
-            lesson.examples = {KEEP: _taught(blocks, keys.sure_content),
-                               DISCARD: _taught(blocks, keys.sure_boilerplate)}
+            if self.train:
+                lesson.examples = {KEEP: _taught(blocks, keys.sure_content),
+                                   DISCARD: _taught(blocks, keys.sure_boilerplate)}
             return lesson
         lesson.duplicate = self._near_copy(page, model, keys.longest)
         template = self._template(blocks, keys, model, threshold)
@@ -263,19 +274,16 @@ class SiteLearner:
         # A title's test reads whether the next block was found template (its own test comes later).
         template = [i for i in template
                     if not (i < last and _titles(blocks[i], blocks[i + 1], i + 1 in taken))]
-        if keep_content:
-            template = [i for i in template if not blocks[i].is_content]
+        template = [i for i in template if not blocks[i].is_content
+                    or (not keep_content and self._may_take(i, blocks[i], keys, model))]
         everywhere = voting and (model.supervised > 0 or not self.vote_needs_supervision)
         place = model.container(max(threshold, CONTAINER_MIN_PAGES)) if self.use_container else None
         where = self._container_sides(keys.places, place, content) if place else None
-        # Unsupervised, it votes on a page that uses the container most of the site's pages share.
-        shared = (voting and not everywhere and self.vote_on_shared_template and where is not None
-                  and model.containers[place] >= SHARED_TEMPLATE_SHARE * model.pages)
         # Decided before any block is relabelled: each rule reads the generic labels.
         untaught = set(template)
-        if where or everywhere or shared:
+        if where or everywhere:
             untaught.update(self._ambiguous(page, keys, model, untaught, place, where,
-                                            everywhere, shared, lesson, relabel))
+                                            everywhere, lesson, relabel))
         if relabel:
             fingerprints, structures, keyed = model.fingerprints, model.structures, keys.structures
             for i in template:
@@ -285,12 +293,30 @@ class SiteLearner:
                            structures.get(keyed[i], 0) if keyed else 0)
                 b.site_reason = SiteReason(TEMPLATE_STEP, seen, model.pages)
             lesson.template = len(template)
+        if not self.train:
+            return lesson
         sure_content, discard = keys.sure_content, keys.sure_boilerplate
         if untaught:
             sure_content = [i for i in sure_content if i not in untaught]
             discard = sorted(template + [i for i in discard if i not in untaught])
         lesson.examples = {KEEP: _taught(blocks, sure_content), DISCARD: _taught(blocks, discard)}
         return lesson
+
+    def _may_take(self, i: int, b: Block, keys: PageKeys, model: SiteModel) -> bool:
+        """Whether the template may take block ``i``, which the generic steps kept.
+
+        It must repeat on ``CONTENT_TEMPLATE_MIN_PAGES`` pages, and a second signal
+        must agree: its place (a structural key is its text *at one place*), a link
+        list, an element in ``CHROME_TAGS``, or the generic steps' doubt (a score
+        within ``ambiguous_margin`` of the cut).
+        """
+        placed = model.structures.get(keys.structures[i], 0) if keys.structures else 0
+        if placed >= CONTENT_TEMPLATE_MIN_PAGES:
+            return True
+        if model.fingerprints.get(keys.fingerprints[i], 0) < CONTENT_TEMPLATE_MIN_PAGES:
+            return False
+        return (b.link_density >= LINK_LIST or keys.confidences[i] < self.ambiguous_margin
+                or any(a.tag in CHROME_TAGS for a in b.ancestors))
 
     @staticmethod
     def _template(blocks: Sequence[Block], keys: PageKeys, model: SiteModel,
@@ -314,7 +340,7 @@ class SiteLearner:
 
     def _ambiguous(self, page: "Page", keys: PageKeys, model: SiteModel, template: set[int],
                    place: str | None, where: "list[str | None] | None", everywhere: bool,
-                   shared: bool, lesson: PageLesson, relabel: bool) -> list[int]:
+                   lesson: PageLesson, relabel: bool) -> list[int]:
         """Rules 3 and 4 on the ambiguous blocks outside the ``template``; the blocks they
         took (settled, or put to the classifier), which teach nothing."""
         blocks, taken = page.blocks, []
@@ -326,23 +352,23 @@ class SiteLearner:
                 continue
             b = blocks[i]
             side = where[i] if where else None
-            label = self._settled(b, side) if side else None
-            if label is not None:
+            # A heading or a paragraph of prose outside the container is the page's title or
+            # lead, which many sites set above the body's element: never chrome on its own.
+            if side == OUTSIDE and b.is_content and not b.is_heading \
+                    and b.text_chars <= CONTAINER_MAX_CHARS:
                 taken.append(i)
                 if relabel:
-                    b.set_label(label, float(label == CONTENT), CONTAINER_STEP)
+                    b.set_label(BOILERPLATE, 0.0, CONTAINER_STEP)
                     b.site_reason = settled_by
                     lesson.settled += 1
                 continue
-            can_vote = everywhere or (shared and b.is_content and not b.is_heading)
-            if not (can_vote and (b.is_content or self.vote_to_content)):
+            if not (everywhere and (b.is_content or self.vote_to_content)):
                 continue
             taken.append(i)
             if not relabel:
                 continue
             verdict = clf.classify(b.text)
-            if abs(verdict.log_odds) >= self.vote_bits * len(b.text) and (
-                    everywhere or verdict.category != KEEP):
+            if abs(verdict.log_odds) >= self.vote_bits * len(b.text):
                 b.set_label(CONTENT if verdict.category == KEEP else BOILERPLATE,
                             verdict.p_keep, NGRAM_STEP)
                 b.site_reason = SiteReason(NGRAM_STEP, bits=verdict.log_odds)
@@ -362,14 +388,6 @@ class SiteLearner:
             return None
         return [INSIDE if into else None if into is None or places.inside(i, parent) else OUTSIDE
                 for i, into in enumerate(inside)]
-
-    def _settled(self, b: Block, side: str) -> str | None:
-        """Rule 3 on one ambiguous block: the label it gives it, or None."""
-        if side == OUTSIDE and b.is_content:
-            return BOILERPLATE
-        if side == INSIDE and not b.is_content and self.container_to_content:
-            return CONTENT
-        return None
 
     @staticmethod
     def _near_copy(page: "Page", model: SiteModel, longest: list[int]) -> bool:
@@ -395,11 +413,13 @@ class SiteLearner:
         """Add a page's lesson to models (the site's, and the delta waiting to be stored)."""
         if lesson.duplicate or not models:
             return
-        texts = Lesson.of(lesson.examples)
+        texts = Lesson.of(lesson.examples) if any(lesson.examples.values()) else None
+        keys = lesson.keys
+        samples = {**keys.samples, **_text_samples(keys, models[0])}
         for model in models:
-            keys = lesson.keys
-            model.observe(keys.fingerprints, url, keys.structures, keys.containers, keys.samples)
+            model.observe(keys.fingerprints, url, keys.structures, keys.containers, samples)
             model.supervised += lesson.supervised
             # Without its n-gram tables (``SiteModel.ngrams``) a model counts the examples
             # alone: its delta trains the tables.
-            model.classifier.add_lesson(texts, tables=model.ngrams)
+            if texts is not None:
+                model.classifier.add_lesson(texts, tables=model.ngrams)

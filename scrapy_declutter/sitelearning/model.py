@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from dataclasses import dataclass, field
 from importlib import import_module
 from types import ModuleType
@@ -54,8 +55,9 @@ MIN_TEMPLATE_PAGES = 2
 MAX_FINGERPRINTS = 4096
 #: Halve all counts when a site reaches this many pages (exponential decay).
 DECAY_AT = 512
-#: Example texts kept per site, one per structural key that reached ``MIN_TEMPLATE_PAGES``
-#: pages, for ``sites show`` (hashes alone say nothing to a person), each cut to ``EXAMPLE_CHARS``.
+#: Example texts kept per site, one per fingerprint or structural key that reached
+#: ``MIN_TEMPLATE_PAGES`` pages, for ``sites show`` (hashes alone say nothing to a person),
+#: each cut to ``EXAMPLE_CHARS``.
 MAX_EXAMPLES = 128
 EXAMPLE_CHARS = 200
 #: Container places kept per site (the most frequent).
@@ -171,7 +173,7 @@ class SiteModel:
     #: Place (``places.containers``) -> pages whose confident content it held.
     containers: dict[str, int] = field(default_factory=dict)
     urls: dict[int, None] = field(default_factory=dict)  # an ordered set, oldest first
-    #: Structural key -> "text @ path" of one block it was seen on (``sites show``).
+    #: Fingerprint or structural key -> "text @ path" of one block it was seen on (``sites show``).
     examples: dict[int, str] = field(default_factory=dict)
     classifier: NGramClassifier = field(default_factory=NGramClassifier)
     #: Pages labelled by the user (selector, markers): the classifier has true labels.
@@ -180,6 +182,8 @@ class SiteModel:
     #: ``drop_ngrams``) and does not train them, for a ``Declutter`` that never reads them
     #: (the site's delta trains them); never stored whole. Not part of the stored form.
     ngrams: bool = field(default=True, compare=False, repr=False)
+    #: When a page was last learned (seconds since the epoch; 0: never), for ``sites show``.
+    updated: float = field(default=0.0, compare=False)
 
     # -- template -----------------------------------------------------------
     def template_threshold(self, *, share: float = TEMPLATE_SHARE, min_pages: int = MIN_PAGES) -> float:
@@ -212,29 +216,36 @@ class SiteModel:
         ``containers`` are the places that held the page's confident content.
         """
         self.pages += 1
+        self.updated = time.time()
         known = self.fingerprints  # a page has a few hundred: no attribute look-ups per one
         get = known.get
         for fp in set(fingerprints):
-            known[fp] = get(fp, 0) + 1
+            n = known[fp] = get(fp, 0) + 1
+            if n == MIN_TEMPLATE_PAGES and samples and fp in samples:
+                self._example(fp, samples[fp])
         counts = self.structures
         for key in dict.fromkeys(structures):  # each once, in order; most blocks have none (0)
             if not key:
                 continue
             n = counts[key] = counts.get(key, 0) + 1
-            if n == MIN_TEMPLATE_PAGES and samples and key in samples \
-                    and key not in self.examples and len(self.examples) < MAX_EXAMPLES:
-                text, path = samples[key]
-                self.examples[key] = f"{text[:EXAMPLE_CHARS // 2]} @ {path[-EXAMPLE_CHARS // 2:]}"
+            if n == MIN_TEMPLATE_PAGES and samples and key in samples:
+                self._example(key, samples[key])
         for place in containers:
             self.containers[place] = self.containers.get(place, 0) + 1
         if url:
             self.urls[url_hash(url)] = None
         self.bound()
 
+    def _example(self, key: int, sample: tuple[str, str]) -> None:
+        if key not in self.examples and len(self.examples) < MAX_EXAMPLES:
+            text, path = sample
+            self.examples[key] = f"{text[:EXAMPLE_CHARS // 2]} @ {path[-EXAMPLE_CHARS // 2:]}"
+
     def merge(self, other: "SiteModel") -> "SiteModel":
         """Add another model (a delta) to this one; returns self."""
         self.pages += other.pages
         self.supervised += other.supervised
+        self.updated = max(self.updated, other.updated)
         for fp, n in other.fingerprints.items():
             self.fingerprints[fp] = self.fingerprints.get(fp, 0) + n
         for key, n in other.structures.items():
@@ -293,7 +304,7 @@ class SiteModel:
                          structures=dict(self.structures), containers=dict(self.containers),
                          urls=dict(self.urls), examples=dict(self.examples),
                          classifier=self.classifier.snapshot(), supervised=self.supervised,
-                         ngrams=self.ngrams)
+                         ngrams=self.ngrams, updated=self.updated)
 
     # -- data -------------------------------------------------------------------
     def to_data(self) -> dict[str, Any]:
@@ -314,6 +325,7 @@ class SiteModel:
             "site": self.site,
             "pages": self.pages,
             "supervised": self.supervised,
+            "updated": self.updated,
             "containers": [[k, n] for k, n in self.containers.items()],
             "examples": [[k, t] for k, t in self.examples.items()],
         }
@@ -369,6 +381,7 @@ class SiteModel:
                 classifier=NGramClassifier.from_data(data["classifier"], arrays, tables=ngrams),
                 supervised=int(data.get("supervised", 0)),
                 ngrams=ngrams,
+                updated=float(data.get("updated", 0.0)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelFormatError(f"bad site model data: {exc!r}") from None
@@ -384,9 +397,11 @@ class SiteModel:
         return cls.from_data(*read(blob, MAX_MODEL_BYTES), ngrams=ngrams)
 
     def template(self, threshold: float) -> list[dict[str, Any]]:
-        """Structural keys on ``threshold`` pages, most pages first, with their example."""
-        rows = [{"pages": n, "example": self.examples.get(key, "")}
-                for key, n in self.structures.items() if n >= threshold]
+        """Fingerprints and structural keys on ``threshold`` pages, most pages first, with
+        their example ("" for one that reached the share before examples were kept)."""
+        rows = [{"pages": n, "rule": rule, "example": self.examples.get(key, "")}
+                for rule, counts in (("text", self.fingerprints), ("place", self.structures))
+                for key, n in counts.items() if n >= threshold]
         return sorted(rows, key=lambda row: -row["pages"])
 
     def summary(self) -> dict[str, Any]:
@@ -399,7 +414,8 @@ class SiteModel:
             "fingerprints": len(self.fingerprints),
             "template_fingerprints": sum(n >= threshold for n in self.fingerprints.values()),
             "structures": len(self.structures),
-            "template_structures": self.template(threshold),
+            "template": self.template(threshold),
+            "updated": self.updated,
             "container": self.container(threshold),
             "containers": dict(sorted(self.containers.items(), key=lambda item: -item[1])),
             "urls": len(self.urls),

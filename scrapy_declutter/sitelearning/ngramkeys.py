@@ -9,19 +9,12 @@ models in ``ngram``: training (``prepare``) and scoring both start here.
 
 from __future__ import annotations
 
-from importlib import import_module
-from types import ModuleType
 from typing import Sequence
 
 import numpy as np
 
 from .counts import Table, counted
 from .lmindex import SHIFT
-
-try:  # by name, as ``counts`` loads it: the import graph sees only .py modules
-    _compiled: ModuleType | None = import_module(f"{__package__}._counts")
-except ImportError:  # built without a compiler: the NumPy reference
-    _compiled = None
 
 #: Only the first characters of a block are modelled: enough to classify, and it bounds cost.
 MAX_CHARS = 2000
@@ -69,18 +62,11 @@ def texts_counted(texts: Sequence[str], order: int) -> Table:
     """The n-grams of the texts, counted (``counts.counted``), each text a sequence of its own
     (no context reaches into the text before, as LingPipe trains each text): what training
     them adds.
-
-    In the compiled loop (``_counts.texts_counted``) where the package was built with a
-    compiler, which counts each key as it is rolled: the NumPy reference
-    (``python_texts_keys``, then ``counted``) builds every key of every order first.
-    The same table.
     """
-    if _compiled is not None:
-        return _compiled.texts_counted(list(texts), order)
-    return counted(python_texts_keys(texts, order))
+    return counted(texts_keys(texts, order))
 
 
-def python_texts_keys(texts: Sequence[str], order: int) -> np.ndarray:
+def texts_keys(texts: Sequence[str], order: int) -> np.ndarray:
     """The keys of every n-gram of the texts, in NumPy: the texts joined, and each
     position's contexts kept only as far back as its own text's start."""
     lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))

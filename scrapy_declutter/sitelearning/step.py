@@ -9,26 +9,17 @@ the page decided and teaches goes to the slot ``SITE_LESSON``, which
 whatever the model (``pagekeys``) is kept in the slot ``PAGE_KEYS``, so a page
 labelled again (at the end of its site's warm-up) does not compute it again.
 A page without a model (``extract()``, a store that is down) passes through
-unchanged.
-
-The same step in its seed form is seed 000's second filter, the extractor
-part ``ngram``: every block still content after the steps before it goes to
-the site's classifier, and ``discard`` makes it boilerplate, with no
-ambiguity margin and no template. ``density+ngram`` is seed 000's pipeline;
-under ``Declutter`` the site step that ends the chain then applies the
-template and does not vote again.
+unchanged. Seed 000's n-gram filter is a step of its own (``ngramstep``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..blocks import BOILERPLATE, CONTENT
 from ..page import Slot
 from ..steps import Step
 from .learner import PageLesson, SiteLearner
 from .model import SiteModel
-from .ngram import KEEP, NGramClassifier
 from .pagekeys import PAGE_KEYS
 from .supervision import marker_labels, selector_labels
 
@@ -41,38 +32,26 @@ SITE_MODEL: Slot[SiteModel] = Slot("site model")
 #: What the site step decided on the page and what the page teaches its site.
 SITE_LESSON: Slot[PageLesson] = Slot("site lesson")
 
-#: The seed form's name, on the blocks it labels and in the extractor registry.
-SEED = "ngram"
-#: Blocks of each class the classifier must have seen before the seed form decides anything.
-SEED_MIN_EXAMPLES = 1
-
 
 class SiteStep(Step):
     """Label a page's blocks with its site's model (the page's ``SITE_MODEL``).
 
     ``learner`` holds the rules and their parameters; ``content_selector``
     (CSS or XPath) or ``markers`` (the seed's ``<!-- content -->`` comments)
-    give the user's labels on the pages they match. ``seed=True`` is seed
-    000's n-gram filter alone (see the module docstring), which leaves no lesson.
+    give the user's labels on the pages they match.
     """
 
+    name = "site"
+
     def __init__(self, *, learner: SiteLearner | None = None, content_selector: str | None = None,
-                 markers: bool = False, seed: bool = False,
-                 min_examples: int = SEED_MIN_EXAMPLES) -> None:
+                 markers: bool = False) -> None:
         self.learner = learner or SiteLearner()
         self.content_selector = content_selector
         self.markers = markers
-        self.seed = seed
-        self.min_examples = min_examples
-        self.name = SEED if seed else "site"
 
     def process(self, page: "Page") -> None:
         model = page.get(SITE_MODEL)
-        if model is None:
-            return
-        if self.seed:
-            self._seed_vote(page, model.classifier)
-        elif page.blocks:
+        if model is not None and page.blocks:
             self._apply(page, model, relabel=True)
 
     def lesson(self, page: "Page") -> PageLesson | None:
@@ -81,7 +60,7 @@ class SiteStep(Step):
         release, by ``process``, so labelling it when held too was work thrown away. None
         when ``process`` would leave no lesson."""
         model = page.get(SITE_MODEL)
-        if model is None or self.seed or not page.blocks:
+        if model is None or not page.blocks:
             return None
         return self._apply(page, model, relabel=False)
 
@@ -100,8 +79,6 @@ class SiteStep(Step):
         return bool(self.content_selector or self.markers)
 
     def __repr__(self) -> str:
-        if self.seed:
-            return f"SiteStep(seed=True, min_examples={self.min_examples})"
         return f"SiteStep(content_selector={self.content_selector!r}, markers={self.markers!r})"
 
     def supervision(self, page: "Page") -> list[bool] | None:
@@ -112,18 +89,3 @@ class SiteStep(Step):
         if labels is None and self.markers:
             labels = marker_labels(page)
         return labels
-
-    def _seed_vote(self, page: "Page", clf: NGramClassifier) -> None:
-        """Seed 000: the classifier keeps or discards every block still labelled content."""
-        if not clf.ready(self.min_examples):
-            return
-        for b in page.blocks:
-            if b.is_content:
-                verdict = clf.classify(b.text)
-                b.set_label(CONTENT if verdict.category == KEEP else BOILERPLATE,
-                            verdict.p_keep, self.name)
-
-
-def ngram_chain(*, min_examples: int = SEED_MIN_EXAMPLES) -> list[Step]:
-    """Part ``ngram``: seed 000's per-site n-gram filter (``density+ngram`` is its pipeline)."""
-    return [SiteStep(seed=True, min_examples=min_examples)]

@@ -90,7 +90,7 @@ def bench_site(paths: Sequence[str], pages: int, extractor: str = "default",
 RULE_SETS = {
     "text template": {"structural": False, "use_container": False},
     "defaults": {},
-    "shared-template vote": {"vote_on_shared_template": True},
+    "defaults + n-gram training": {"train": True},
 }
 
 
@@ -131,6 +131,30 @@ def bench_rules(folder: str, extractor: str = "default", runs: int = 5) -> dict[
             **{f"{name} ms/page": 1000 * cpu / n for name, cpu in best.items()}}
 
 
+def bench_training(folder: str, runs: int = 3) -> dict[str, float]:
+    """CPU ms/page of ``Declutter`` over a memory store, its writes included, without and with
+    the n-gram classifier trained on unsupervised pages (the default before issue 41), in
+    alternating rounds (fastest of ``runs``)."""
+    from ...lab.dataset import iter_by_site, load_texts
+    from ...sitelearning.declutter import Declutter
+
+    sites = [[(decode_html(s.html_bytes()), s.url) for s in group]
+             for site, group in iter_by_site(load_texts(folder)) if site and len(group) >= 3]
+    n = sum(map(len, sites))
+    best = {"untrained": float("inf"), "trained": float("inf")}
+    for _ in range(runs):
+        for name in best:
+            start = time.process_time()
+            for i, pages in enumerate(sites):
+                learner = SiteLearner(train=True) if name == "trained" else None
+                with Declutter(learner=learner, site_key=f"fixed:s{i}") as dec:
+                    for html, url in pages:
+                        dec.extract(html, url)
+            best[name] = min(best[name], time.process_time() - start)
+    return {"pages": n, **{f"{name} ms/page": 1000 * cpu / n for name, cpu in best.items()},
+            "trained / untrained": best["trained"] / best["untrained"]}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m scrapy_declutter.lab.bench.sitelearning")
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -143,8 +167,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     rules.add_argument("--extractor", default="default")
     rules.add_argument("--runs", type=int, default=5)
     rules.add_argument("dataset")
+    training = sub.add_parser("training", help="Declutter's CPU ms/page without and with n-gram "
+                                               "training on unsupervised pages")
+    training.add_argument("--runs", type=int, default=3)
+    training.add_argument("dataset")
     args = parser.parse_args(argv)
-    if args.cmd == "rules":
+    if args.cmd == "training":
+        result = bench_training(args.dataset, args.runs)
+    elif args.cmd == "rules":
         result = bench_rules(args.dataset, args.extractor, args.runs)
     elif args.cmd == "ngram":
         result = bench_ngram()

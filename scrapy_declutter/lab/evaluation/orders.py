@@ -7,6 +7,8 @@ warm-up size, and prints how many pages got a different text in some order
 and the mean word F1 of each order. With no warm-up a site learns as it
 goes, so its first pages get little help and the text moves with the order;
 a warm-up at least as large as every site gives one text per page.
+``--recrawl`` checks the re-crawl instead: after each shuffled first pass,
+the same pages again, in file order, with what the whole site taught.
 """
 
 from __future__ import annotations
@@ -37,23 +39,35 @@ class OrderCheck:
 
 
 def first_pass(samples: Sequence[Sample], order_seed: int, *, warmup: int,
-               extractor: str = "default") -> dict[str, str]:
-    """Each page's text (by file id) from one first pass, every site's pages shuffled by the seed."""
+               extractor: str = "default", recrawl: bool = False) -> dict[str, str]:
+    """Each page's text (by file id) from one first pass, every site's pages shuffled by the
+    seed; ``recrawl``: from a second pass over them in file order instead."""
     texts: dict[str, str] = {}
     for site, group in iter_by_site(list(samples)):
         if len(group) < MIN_PAGES or not site:
             continue
         order = list(group)
         random.Random(order_seed).shuffle(order)
-        with Declutter(extractor, store="memory:", warmup=warmup) as dec:
+        # The dataset's grouping, whatever the URLs say.
+        with Declutter(extractor, store="memory:", warmup=warmup, site_key=lambda _url: site) as dec:
             for s in order:
                 page = Page.from_html(decode_html(s.html_bytes()), s.url)
-                page.site = site  # the dataset's grouping, whatever the URL says
                 for released in dec.submit_page(page, key=s.file_id):
                     texts[released.key] = released.result.text
             for released in dec.release():
                 texts[released.key] = released.result.text
+            for s in group if recrawl else ():
+                page = Page.from_html(decode_html(s.html_bytes()), s.url)
+                texts[s.file_id] = dec.extract_page(page).text
     return texts
+
+
+def recrawl_differences(samples: Sequence[Sample], *, orders: int = 5,
+                        extractor: str = "default") -> list[str]:
+    """The pages (file ids) whose re-crawl text differs after ``orders`` shuffled first passes."""
+    runs = [first_pass(samples, seed, warmup=0, extractor=extractor, recrawl=True)
+            for seed in range(orders)]
+    return [p for p in sorted(runs[0]) if len({run[p] for run in runs}) > 1]
 
 
 def check_orders(samples: Sequence[Sample], *, warmup: int, orders: int = 5,
@@ -74,8 +88,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--orders", type=int, default=5)
     parser.add_argument("--warmup", type=int, nargs="+", default=[0, 8])
     parser.add_argument("-e", "--extractor", default="default")
+    parser.add_argument("--recrawl", action="store_true",
+                        help="compare the re-crawls after the shuffled first passes")
     args = parser.parse_args(argv)
     samples = load_texts(args.dataset)
+    if args.recrawl:
+        moved = recrawl_differences(samples, orders=args.orders, extractor=args.extractor)
+        print(f"re-crawl: {len(moved)} pages differ across {args.orders} first-crawl orders"
+              + (f": {' '.join(moved)}" if moved else ""))
+        return 0
     for warmup in args.warmup:
         check = check_orders(samples, warmup=warmup, orders=args.orders, extractor=args.extractor)
         print(f"warm-up {check.warmup:>3}: {check.differing} of {check.pages} pages differ across "

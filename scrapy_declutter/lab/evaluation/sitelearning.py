@@ -54,13 +54,12 @@ def run_site_learning(samples: Sequence[Sample], extractor: str = "default", *,
             start = time.process_time()
             prediction = extract(text, s.url, extractor=extractor).text
             _record(row, "generic", prediction, s, time.process_time() - start)
-        with Declutter(extractor, store=store) as dec:
+        # The dataset's grouping, whatever the URLs say.
+        with Declutter(extractor, store=store, site_key=lambda _url: site) as dec:
             for mode in ("first", "recrawl"):
                 for s, text, row in zip(group, texts, rows):
                     start = time.process_time()
-                    page = Page.from_html(text, s.url)
-                    page.site = site  # the dataset's grouping, whatever the URL says
-                    prediction = dec.extract_page(page).text
+                    prediction = dec.extract_page(Page.from_html(text, s.url)).text
                     _record(row, mode, prediction, s, time.process_time() - start)
         out.extend(rows)
     return out
@@ -121,6 +120,90 @@ def format_site_table(rows: Sequence[SitePageScore], extractor: str) -> str:
                  f"{s['first']['ms']:.1f} ms, re-crawl {s['recrawl']['ms']:.1f} ms "
                  f"(site learning adds {s['first']['ms'] - s['generic']['ms']:+.1f} ms/page learning, "
                  f"{s['recrawl']['ms'] - s['generic']['ms']:+.1f} ms/page applying)")
+    return "\n".join(lines)
+
+
+#: The rules ``rule_effects`` tells apart: which relabelled a block, read from its step
+#: and, for the template, whether its text's fingerprint alone was template.
+RULES = ("text-template", "structural-template", "container")
+
+
+@dataclass
+class RuleEffect:
+    """One page, one mode: its F1 with every rule, and with each rule's relabels undone."""
+
+    site: str
+    file_id: str
+    mode: str
+    f1: float
+    generic_f1: float
+    without: dict[str, float]
+
+
+def rule_effects(samples: Sequence[Sample], extractor: str = "default", *,
+                 min_pages: int = 3) -> list[RuleEffect]:
+    """Run ``run_site_learning``'s first pass and re-crawl and, on each page, score the text
+    with each rule's relabels put back to the generic label: what each rule did to the page."""
+    from ...registry import build_extractor
+    from ...result import join_blocks
+    from ...sitelearning.learner import CONTAINER_STEP, TEMPLATE_STEP
+    from ...sitelearning.pagekeys import PAGE_KEYS
+
+    chain = build_extractor(extractor)
+    out: list[RuleEffect] = []
+    for site, group in iter_by_site(list(samples)):
+        if len(group) < min_pages or not site:
+            continue
+        texts = [decode_html(s.html_bytes()) for s in group]
+        generic: list[list[bool]] = []
+        for s, text in zip(group, texts):
+            page = Page.from_html(text, s.url)
+            chain.run(page)
+            generic.append([b.is_content for b in page.blocks])
+        with Declutter(extractor, store="memory:", site_key=lambda _url: site) as dec:
+            for mode in ("first", "recrawl"):
+                for s, text, kept in zip(group, texts, generic):
+                    page = Page.from_html(text, s.url)
+                    state = dec._state(site)
+                    model = state.model if state else None
+                    before = dict(model.fingerprints) if model else {}
+                    threshold = model.template_threshold() if model else float("inf")
+                    result = dec.extract_page(page)
+                    keys = page.get(PAGE_KEYS)
+                    rule_of: list[str | None] = []
+                    for i, b in enumerate(page.blocks):
+                        if b.step == CONTAINER_STEP:
+                            rule_of.append("container")
+                        elif b.step == TEMPLATE_STEP:
+                            text_made = before.get(keys.fingerprints[i], 0) >= threshold
+                            rule_of.append("text-template" if text_made else "structural-template")
+                        else:
+                            rule_of.append(None)
+                    truth = s.main_content
+                    without = {}
+                    for rule in RULES:
+                        blocks = [b for b, k, r in zip(page.blocks, kept, rule_of)
+                                  if (k if r == rule else b.is_content)]
+                        without[rule] = word_prf(join_blocks(blocks), truth).f1
+                    generic_text = join_blocks([b for b, k in zip(page.blocks, kept) if k])
+                    out.append(RuleEffect(site, s.file_id, mode, word_prf(result.text, truth).f1,
+                                          word_prf(generic_text, truth).f1, without))
+    return out
+
+
+def format_rule_effects(effects: Sequence[RuleEffect], *, margin: float = 0.01) -> str:
+    """Per rule and mode: the pages it made better and worse (by more than ``margin`` F1),
+    their F1 sums, and its worst page."""
+    lines = [f"{'rule':<20} {'mode':<8} {'fixed':>5} {'broke':>5} {'gain':>7} {'loss':>7}  worst page"]
+    for rule in RULES:
+        for mode in ("first", "recrawl"):
+            deltas = [(e.f1 - e.without[rule], e) for e in effects if e.mode == mode]
+            fixed = [d for d, _ in deltas if d > margin]
+            broke = [d for d, _ in deltas if d < -margin]
+            worst = min(deltas, key=lambda x: x[0], default=(0.0, None))
+            where = f"{worst[1].site} {worst[1].file_id} {worst[0]:+.3f}" if worst[1] else "-"
+            lines.append(f"{rule:<20} {mode:<8} {len(fixed):>5} {len(broke):>5} "
+                         f"{sum(fixed):>+7.3f} {sum(broke):>+7.3f}  {where}")
     return "\n".join(lines)
 
 
@@ -288,6 +371,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     bound.add_argument("dataset")
     bound.add_argument("-e", "--extractor", default="default")
     bound.add_argument("--min-pages", type=int, default=3)
+    rules = sub.add_parser("rules", help="what each site-learning rule did, page by page")
+    rules.add_argument("dataset")
+    rules.add_argument("-e", "--extractor", default="default")
+    rules.add_argument("--min-pages", type=int, default=3)
+    rules.add_argument("--worst", type=int, default=0, help="also list the N pages each rule hurt most")
     make = sub.add_parser("make-dataset", help="WCXB-format folder from pages and a selector")
     make.add_argument("--out", required=True)
     make.add_argument("--domain", required=True)
@@ -312,6 +400,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             cut = (generic - r["boilerplate"]) / generic if generic else 0.0
             print(f"{r['bound']:<22} bp {r['boilerplate']:.3f} (cut {cut:6.1%})  F1 {r['f1']:.4f}  "
                   f"worst page dF1 {r['worst_df1']:+.3f}")
+        return 0
+    if args.cmd == "rules":
+        from ..dataset import load_texts
+
+        effects = rule_effects(load_texts(args.dataset), args.extractor, min_pages=args.min_pages)
+        print(f"{len({(e.site, e.file_id) for e in effects})} pages of sites with >= "
+              f"{args.min_pages} pages, {args.extractor!r}: dF1 of each rule (F1 with it minus "
+              "F1 with its relabels undone)")
+        print(format_rule_effects(effects))
+        for rule in RULES if args.worst else ():
+            hurt = sorted(effects, key=lambda e: e.f1 - e.without[rule])[:args.worst]
+            for e in hurt:
+                if e.f1 < e.without[rule]:
+                    print(f"  {rule} {e.mode} {e.site} {e.file_id}: {e.f1 - e.without[rule]:+.3f} "
+                          f"(page vs generic {e.f1 - e.generic_f1:+.3f})")
         return 0
     n = make_selector_dataset([(args.url_prefix + os.path.basename(p), p) for p in args.paths],
                               args.out, domain=args.domain, selector=args.selector,

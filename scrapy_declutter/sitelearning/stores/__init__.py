@@ -5,10 +5,11 @@
   number of processes on one machine can share;
 * ``redis://host:port/db`` — crawls spread over processes or machines.
 
-Every store offers the same five operations. ``merge`` is the only write: it
-adds a delta (a ``SiteModel`` of the updates one process made since its last
-write) to the stored model atomically — a transaction in SQLite, WATCH/MULTI
-in Redis — so concurrent writers never lose each other's counts.
+Every store offers the same operations (``base.SiteStore``). ``append`` is the
+only write: it adds deltas (a ``SiteModel`` of the updates one process made
+since its last write) to their sites' logs atomically — a transaction in
+SQLite, RPUSH and WATCH/MULTI in Redis — so concurrent writers never lose
+each other's counts.
 
 A stored model that is corrupt or not ours is logged as an error and treated
 as absent (a fresh model replaces it); one written by a newer release is

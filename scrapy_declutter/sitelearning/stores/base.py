@@ -54,11 +54,6 @@ class SiteStore(ABC):
         """
 
     @abstractmethod
-    def merge(self, site: str, delta: SiteModel) -> SiteModel:
-        """Atomically add ``delta`` to the stored model of ``site`` and fold its log in;
-        return the merged model."""
-
-    @abstractmethod
     def sites(self) -> list[str]:
         """Every site key the store holds, sorted."""
 

@@ -37,17 +37,11 @@ class MemoryStore(SiteStore):
                 if (site in fold and site in self._data) or len(self._logs[site]) >= COMPACT_AFTER:
                     self._compact(site)
 
-    def merge(self, site: str, delta: SiteModel) -> SiteModel:
-        with self._lock:
-            self._logs.setdefault(site, []).append(delta.to_bytes())
-            return self._compact(site)
-
-    def _compact(self, site: str) -> SiteModel:
+    def _compact(self, site: str) -> None:
         model, writable = self.combine(site, self._data.get(site), self._logs.pop(site, ()))
         model = model if model is not None else SiteModel(site=site)
         if writable:
             self._data[site] = model.to_bytes()
-        return model
 
     def sites(self) -> list[str]:
         return sorted(self._data.keys() | self._logs.keys())

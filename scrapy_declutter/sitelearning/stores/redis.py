@@ -97,14 +97,7 @@ class RedisStore(SiteStore):
             if n >= COMPACT_AFTER or (site in fold and self.client.exists(self._key(site))):
                 self._compact(site)
 
-    def merge(self, site: str, delta: SiteModel) -> SiteModel:
-        def merge() -> SiteModel:
-            self.client.rpush(self._log_key(site), delta.to_bytes())
-            return self._compact(site)
-
-        return self._call(merge)
-
-    def _compact(self, site: str) -> SiteModel:
+    def _compact(self, site: str) -> None:
         key, log_key = self._key(site), self._log_key(site)
         with self.client.pipeline() as pipe:
             for _ in range(MAX_RETRIES):
@@ -118,7 +111,7 @@ class RedisStore(SiteStore):
                         pipe.set(key, model.to_bytes())
                     pipe.ltrim(log_key, len(log), -1)
                     pipe.execute()
-                    return model
+                    return
                 except self._redis.WatchError:
                     continue
         raise StoreUnavailableError(f"{self.uri}: gave up merging {site!r} after "

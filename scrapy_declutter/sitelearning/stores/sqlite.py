@@ -1,7 +1,7 @@
 """The SQLite store: one file, shared safely by any number of processes on a machine.
 
 Models live in ``site_models``, the logs of increments in ``site_deltas``
-(see ``base``). ``append`` and ``merge`` run in a ``BEGIN IMMEDIATE``
+(see ``base``). ``append`` runs in a ``BEGIN IMMEDIATE``
 transaction, which SQLite serialises across processes: two crawlers writing
 the same site both land, and a compaction deletes only the deltas it read.
 The database runs in WAL mode with ``synchronous=NORMAL``: a commit does not
@@ -135,7 +135,7 @@ class SQLiteStore(SiteStore):
         return (bytes(row[0]) if row else None, log[-1][0] if log else 0,
                 [bytes(blob) for _, blob in log])
 
-    def _compact(self, conn: sqlite3.Connection, site: str) -> SiteModel:
+    def _compact(self, conn: sqlite3.Connection, site: str) -> None:
         blob, last, log = self._rows(conn, site)
         model, writable = self.combine(site, blob, log)
         model = model if model is not None else SiteModel(site=site)
@@ -144,7 +144,6 @@ class SQLiteStore(SiteStore):
                          "ON CONFLICT(site) DO UPDATE SET model = excluded.model, "
                          "updated = excluded.updated", (site, model.to_bytes(), time.time()))
         conn.execute("DELETE FROM site_deltas WHERE site = ? AND id <= ?", (site, last))
-        return model
 
     def _in_transaction(self, begin: str, work):
         conn = self.conn
@@ -180,14 +179,6 @@ class SQLiteStore(SiteStore):
 
         if deltas:
             self._write(work)
-
-    def merge(self, site: str, delta: SiteModel) -> SiteModel:
-        def work(conn: sqlite3.Connection) -> SiteModel:
-            conn.execute("INSERT INTO site_deltas (site, delta) VALUES (?, ?)",
-                         (site, delta.to_bytes()))
-            return self._compact(conn, site)
-
-        return self._write(work)
 
     def sites(self) -> list[str]:
         with self._lock:

@@ -1,0 +1,51 @@
+"""Seed 000's second filter, the extractor part ``ngram``: the site's n-gram classifier alone.
+
+Every block still content after the steps before it goes to the classifier of
+the page's site (``step.SITE_MODEL``), and ``discard`` makes it boilerplate,
+with no ambiguity margin and no template. ``density+ngram`` is seed 000's
+pipeline; under ``Declutter`` the site step that ends the chain then applies
+the template and does not vote again, and the classifier is trained from the
+site step's lessons.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..blocks import BOILERPLATE, CONTENT
+from ..steps import Step
+from .ngram import KEEP
+from .step import SITE_MODEL
+
+if TYPE_CHECKING:
+    from ..page import Page
+
+#: The step's name, on the blocks it labels and in the extractor registry.
+NAME = "ngram"
+#: Blocks of each class the classifier must have seen before it decides anything.
+MIN_EXAMPLES = 1
+
+
+class NGramStep(Step):
+    """Keep or discard every block still labelled content, by its site's classifier."""
+
+    name = NAME
+
+    def __init__(self, *, min_examples: int = MIN_EXAMPLES) -> None:
+        self.min_examples = min_examples
+
+    def process(self, page: "Page") -> None:
+        model = page.get(SITE_MODEL)
+        if model is None or not model.classifier.ready(self.min_examples):
+            return
+        clf = model.classifier
+        for b in page.blocks:
+            if b.is_content:
+                verdict = clf.classify(b.text)
+                b.set_label(CONTENT if verdict.category == KEEP else BOILERPLATE,
+                            verdict.p_keep, self.name)
+
+
+def ngram_chain(*, min_examples: int = MIN_EXAMPLES) -> list[Step]:
+    """Part ``ngram``: seed 000's per-site n-gram filter (``density+ngram`` is its pipeline)."""
+    return [NGramStep(min_examples=min_examples)]
