@@ -19,7 +19,6 @@ from ..errors import DeclutterError
 from ..limits import Limits
 from ..page import Page
 from ..result import Result
-from ..sitekey import site_key_function
 from ..sniff import redecoded
 from .allocator import TRIM_EVERY, Trimmer, malloc_trim
 
@@ -92,8 +91,10 @@ pages it analyses, on the thread that analyses them.
         return self.analyse(Page.from_html(html, url, limits=_limits(options)), options)
 
     def analyse(self, page: Page, options: DeclutterOptions) -> Result:
-        """Analyse a page at once: labelled with what its site's model knows, then teaching it."""
-        page.site = site_key_function(options.site_key)(page.url)
+        """Analyse a page at once: labelled with what its site's model knows, then teaching it.
+
+        The core's site key (``DECLUTTER_SITE_KEY``, per request) names the page's site.
+        """
         if page.reason and not page.blocks:  # passed through: nothing to learn from
             return result_of(page, options.extractor)
         with self._lock:
@@ -104,7 +105,8 @@ pages it analyses, on the thread that analyses them.
         """The core for these options, built on first use (its model loaded, the store opened)."""
         from ..sitelearning.declutter import Declutter  # NumPy: imported with the first page
 
-        key = (options.extractor, options.site_learning, options.content_selector)
+        key = (options.extractor, options.site_learning, options.content_selector,
+               options.site_key)
         core = self._cores.get(key)
         if core is None:
             site_learning = options.site_learning and self._open_store()
@@ -112,6 +114,7 @@ pages it analyses, on the thread that analyses them.
                 extractor=options.extractor,
                 store=self._store if site_learning else "memory:",
                 site_learning=site_learning,
+                site_key=options.site_key,
                 content_selector=options.content_selector,
                 log=self.log,
                 write_behind=True,  # the store's writes off the analysis thread
