@@ -8,7 +8,6 @@ output goes away with its response.
 
 from __future__ import annotations
 
-import pickle
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -70,10 +69,9 @@ class PageOutput:
         fields, summary = field_values(result, options), PageSummary.of(result)
         if not pack:
             return cls(fields, summary, result)
-        # Pickled by the worker, on its own core: the pipe then carries one bytes object,
-        # and the crawl process unpickles only the Results a callback asks for. These
-        # bytes never touch a disk or a network store.
-        return cls(fields, summary, packed=pickle.dumps(ShippedResult.of(result), protocol=5))
+        # Encoded by the worker, on its own core: the pipe then carries one bytes object,
+        # and the crawl process decodes only the Results a callback asks for.
+        return cls(fields, summary, packed=ShippedResult.of(result).pack())
 
     @classmethod
     def unanalysed(cls, options: DeclutterOptions) -> PageOutput:
@@ -87,7 +85,7 @@ class PageOutput:
     def result_on(self, root: Callable[[], etree._Element]) -> Result | None:
         """The Result, rebuilt from ``packed`` on ``root`` (a callable giving the page's tree)."""
         if self.result is None and self.packed is not None:
-            shipped: ShippedResult = pickle.loads(self.packed)  # noqa: S301 - our own worker's
-            self.result, self.packed = shipped.result(root()), None
+            self.result = ShippedResult.unpack(self.packed).result(root())
+            self.packed = None
         return self.result
 

@@ -1,4 +1,4 @@
-"""A worker process's Result as plain tuples, rebuilt in the crawl process on demand.
+"""A worker process's Result as plain tuples (sent as JSON), rebuilt in the crawl process on demand.
 
 With worker processes (``DECLUTTER_PROCESSES``) a page's Result is made in
 a worker, which packs it (``output.PageOutput.of(..., pack=True)``); the
@@ -13,6 +13,7 @@ when asked for.
 
 from __future__ import annotations
 
+import json
 from dataclasses import astuple, dataclass, fields
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,11 @@ _AFTER = attrgetter(*_NAMES[_STRUCTURE + 1:-1])
 #: The Result's fields sent as they are (``blocks``, ``site_learning`` and ``root`` apart).
 _RESULT = ("text", "title", "url", "site", "language", "extractor", "reason", "page_type")
 _RESULT_FIELDS = attrgetter(*_RESULT)
+
+
+def _tuples(values: list[Any]) -> tuple[Any, ...]:
+    """A row's plain fields, each list (a tuple of pairs before JSON) a tuple of tuples again."""
+    return tuple(tuple(map(tuple, v)) if isinstance(v, list) else v for v in values)
 
 
 class _Index(dict):  # type: ignore[type-arg]
@@ -74,6 +80,23 @@ class ShippedResult:
         decisions = result.site_learning
         return cls(_RESULT_FIELDS(result), None if decisions is None else astuple(decisions),
                    [tuple(a) for a in ancestors], [tuple(s) for s in structures], rows)
+
+    def pack(self) -> bytes:
+        """These tuples as JSON bytes: what a worker sends, decoded only if a callback asks."""
+        return json.dumps([self.values, self.decisions, self.ancestors, self.structures,
+                           self.rows], separators=(",", ":")).encode("utf-8")
+
+    @classmethod
+    def unpack(cls, data: bytes) -> ShippedResult:
+        """``pack`` undone: JSON's lists back into the tuples the fields hold (a block's
+        only list-valued fields, ``trail``, ``links`` and ``images``, are tuples of pairs)."""
+        values, decisions, ancestors, structures, rows = json.loads(data)
+        return cls(tuple(values), None if decisions is None else tuple(decisions),
+                   [(tag, id_, tuple(classes)) for tag, id_, classes in ancestors],
+                   [tuple(s) for s in structures],
+                   [(_tuples(before), tuple(path), _tuples(between), s, _tuples(after),
+                     None if reason is None else tuple(reason))
+                    for before, path, between, s, after, reason in rows])
 
     def result(self, root: etree._Element | None) -> Result:
         """The Result, on ``root`` (the same page's tree, parsed in this process)."""
