@@ -6,7 +6,7 @@ import argparse
 import json
 
 from ..errors import DeclutterError
-from .train import add_store_argument
+from .train import add_store_argument, store_uri
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -23,7 +23,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.action != "list" and not args.site:
         raise DeclutterError(f"sites {args.action} needs a site key")
-    with open_store(args.store) as store:
+    uri = store_uri(args.store, create=False)
+    with open_store(uri) as store:
         if args.action == "list":
             for site in store.sites():
                 model = store.load(site)
@@ -33,10 +34,10 @@ def run(args: argparse.Namespace) -> int:
         if args.action == "show":
             model = store.load(args.site)
             if model is None:
-                raise DeclutterError(f"no (readable) model for site {args.site!r} in {args.store}")
+                raise DeclutterError(f"no (readable) model for site {args.site!r} in {uri}")
             print(json.dumps(model.summary(), indent=2))
             return 0
         if not store.forget(args.site):
-            raise DeclutterError(f"no model for site {args.site!r} in {args.store}")
+            raise DeclutterError(f"no model for site {args.site!r} in {uri}")
         print(f"forgot {args.site}")
         return 0
