@@ -101,9 +101,10 @@ FUZZ = SAMPLE_DATA / "fuzz"
 @pytest.mark.parametrize(("name", "content_type", "extractor"), [
     ("broken-script-tag.html", "text/html; charset=windows-1251", "default"),
     ("unclosed-title.html", None, "density+ngram"),
+    ("text-after-body.html", "text/html; charset=bogus-charset", "default"),
 ])
-def test_seed_20261206s_byte_soups_keep_the_invariants(name, content_type, extractor):
-    """The failing inputs of ``fuzz --seed 20261206`` (``sample_data/fuzz/README.md``)."""
+def test_fuzzed_byte_soups_keep_the_invariants(name, content_type, extractor):
+    """Inputs that ``fuzz`` found failing (``sample_data/fuzz/README.md``)."""
     check_invariants((FUZZ / name).read_bytes(), extractor=extractor, content_type=content_type)
 
 
