@@ -82,20 +82,30 @@ def whole_document(root: etree._Element) -> etree._Element:
     """``root``, or a copy of it with the content of the parser's extra ``<html>`` elements.
 
     The caller's tree (Scrapy's ``response.selector.root``) is never
-    changed: the copy is made only on pages that have such content.
+    changed: the copy is made only on pages that have such content. It goes
+    at the end of the body, or of the root when libxml2 left text or elements
+    after ``</body>`` there: a browser shows those before it.
     """
     trailing = [el for el in root.itersiblings() if isinstance(el.tag, str) and (len(el) or el.text)]
     if not trailing:
         return root
     whole = deepcopy(root)
     body = whole.find("body")
-    if body is None:
+    if body is None or _text_follows(body):
         body = whole
     for el in trailing:
         part = deepcopy(el)  # copied, not rebuilt: its text may hold control characters
         part.tag, part.tail = "div", None  # lxml's API would refuse to set
         body.append(part)
     return whole
+
+
+def _text_follows(body: etree._Element) -> bool:
+    """Whether text a browser shows follows ``body`` in its parent (libxml2 leaves it there)."""
+    if (body.tail or "").strip():
+        return True
+    return any(isinstance(el.tag, str) and el.tag not in HIDDEN_TAGS and "".join(el.itertext()).strip()
+               or (el.tail or "").strip() for el in body.itersiblings())
 
 
 def closed_title(root: etree._Element, html: str) -> str | None:

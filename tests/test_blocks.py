@@ -109,6 +109,18 @@ def test_block_xpaths_count_same_tag_siblings_only():
     ]
 
 
+def test_text_after_the_body_comes_before_text_after_the_html():
+    """libxml2 keeps what follows ``</body>`` in the root and what follows ``</html>`` in a
+    second root; a browser shows both in the body, in the page's order."""
+    html = ("<html><body><p>in the body</p></body>after the body<p>and a paragraph</p>"
+            "<script>s</script></html><p>after the html</p>")
+    assert [b.text for b in Page.from_html(html).blocks] == [
+        "in the body", "after the body", "and a paragraph", "after the html"]
+    # Nothing visible after </body>: what follows </html> joins the body, as before.
+    page = Page.from_html("<html><body><p>in</p></body><script>s</script></html><p>after</p>")
+    assert [(b.xpath, b.text) for b in page.blocks] == [("/html/body/p", "in"), ("/html/body/div/p", "after")]
+
+
 @pytest.mark.parametrize("path", sorted((SAMPLE_DATA / "wcxb").glob("*.html.gz")), ids=lambda p: p.name)
 def test_block_xpaths_are_the_ones_lxml_getpath_writes(path):
     """The walk builds XPaths from its own sibling counts; they must be, word for word,

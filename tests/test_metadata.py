@@ -13,8 +13,9 @@ from lxml import etree
 from conftest import SAMPLE_DATA
 
 from scrapy_declutter import extract
-from scrapy_declutter.metadata import (Metadata, extraction_confidence, iso_date, read_markup,
-                                       read_metadata)
+from scrapy_declutter.metadata import (DEFAULT_SOURCES, SOURCES, Metadata, extraction_confidence,
+                                       iso_date, read_markup, read_metadata)
+from scrapy_declutter.metadata.markup import Byline
 from scrapy_declutter.page import parse_html
 
 
@@ -96,6 +97,39 @@ def test_broken_json_ld_costs_nothing_else():
     assert meta.language == "de-AT"
     assert meta.title == "Titel"
     assert meta.canonical_url == "https://x.org/a"
+
+
+@pytest.mark.parametrize("sources", [DEFAULT_SOURCES, SOURCES])
+def test_a_byline_with_a_place_gives_the_author_its_markup_names(sources):
+    html = (SAMPLE_DATA / "metadata" / "byline-place.html").read_bytes()
+    root = parse_html(html.decode("utf-8"))
+    markup = read_markup(root, "https://www.theguardian.com/world/2012/mar/26/x", sources)
+    assert markup.bylines[0] == Byline("Gary Younge in Sarasota, Florida", ("Gary Younge",))
+    meta = read_metadata(root, "https://www.theguardian.com/world/2012/mar/26/x", sources=sources)
+    assert meta.authors == ("Gary Younge",)
+
+
+@pytest.mark.parametrize(("byline", "authors"), [
+    ("By Gary Younge in Sarasota, Florida", ("Gary Younge in Sarasota, Florida",)),  # a place
+    ("Richard Adams, education editor", ("Richard Adams, education editor",)),  # a role
+    ("Jane Doe, Li Wei; Ana Souza", ("Jane Doe", "Li Wei", "Ana Souza")),
+    ("Jane Doe and Ana de Souza", ("Jane Doe", "Ana de Souza")),
+    ("Luke Kim December 17, 2025", ("Luke Kim December 17, 2025",)),  # a date
+    ("pelex ,", ("pelex",)),
+])
+def test_a_free_text_byline_is_split_only_into_names(byline, authors):
+    html = f"<html><body><p class='byline'>{byline}</p><p>Some text of the page.</p></body></html>"
+    assert read_metadata(parse_html(html)).authors == authors
+
+
+def test_markup_names_are_taken_whole():
+    page_ = ("<html><head><script type='application/ld+json'>{\"@type\": \"NewsArticle\", "
+             "\"author\": {\"@type\": \"Person\", \"name\": \"Younge, Gary\"}}</script></head>"
+             "<body><p>Text.</p></body></html>")
+    assert read_metadata(parse_html(page_)).authors == ("Younge, Gary",)
+    micro = ("<html><body><div itemscope itemtype='http://schema.org/Article'>"
+             "<span itemprop='author'>Gary Younge, Florida correspondent</span></div></body></html>")
+    assert read_metadata(parse_html(micro), sources=SOURCES).authors == ("Gary Younge, Florida correspondent",)
 
 
 def test_unknown_source_is_an_error():

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 
 from scrapy_declutter.cli import main
 from test_sitemodel import FOOTER, article
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def write_pages(folder, n=4, **kw):
@@ -101,3 +110,54 @@ def test_css_selector_escapes_names_and_leaves_folded_ones_out():
     assert css_selector("/html/body/div#main.post/article") == "html > body > div#main.post > article"
     assert css_selector("/html/body/div#post-0.entry") == "html > body > div.entry"
     assert css_selector("/html/body/div.md:w-full") == "html > body > div.md\\:w-full"
+
+
+@pytest.fixture
+def no_project_env(monkeypatch):
+    """A shell with no Scrapy project named in the environment (the folder decides)."""
+    monkeypatch.delenv("SCRAPY_SETTINGS_MODULE", raising=False)
+    monkeypatch.delenv("SCRAPY_PROJECT", raising=False)
+
+
+def test_sites_list_in_the_example_project_reads_what_its_crawl_learned(
+        tmp_path, monkeypatch, capsys, no_project_env):
+    project = tmp_path / "example_project"
+    shutil.copytree(ROOT / "example_project", project,
+                    ignore=shutil.ignore_patterns(".scrapy", "__pycache__", "*.jsonl"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    subprocess.run([sys.executable, "-m", "scrapy", "crawl", "docs", "-s", "LOG_LEVEL=WARNING",
+                    "-s", "TELNETCONSOLE_ENABLED=False"],
+                   cwd=project, env=env, check=True, capture_output=True, timeout=300)
+    assert (project / ".scrapy" / "declutter.sqlite3").is_file()  # the crawl's default store
+    monkeypatch.chdir(project / "docs_example")  # any folder of the project: scrapy.cfg is above
+    assert main(["sites", "list"]) == 0
+    site, pages = capsys.readouterr().out.strip().split("\t")
+    assert site == "docs.python.org" and pages == "26 pages"
+
+
+def test_a_project_without_a_crawl_yet_has_no_store_to_list(tmp_path, monkeypatch, capsys,
+                                                            no_project_env):
+    (tmp_path / "scrapy.cfg").write_text("[settings]\ndefault = nothing.settings\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["sites", "list"]) == 2
+    err = capsys.readouterr().err
+    assert f"no site store at {tmp_path / '.scrapy' / 'declutter.sqlite3'} yet" in err
+    assert not (tmp_path / ".scrapy" / "declutter.sqlite3").exists()
+
+
+def test_outside_a_project_only_a_store_left_in_this_folder_is_read(tmp_path, monkeypatch, capsys,
+                                                                   no_project_env):
+    monkeypatch.chdir(tmp_path)
+    assert main(["sites", "list"]) == 2
+    assert "no Scrapy project here" in capsys.readouterr().err
+    assert not (tmp_path / ".scrapy").exists()  # nothing created, least of all at the root
+    # What `scrapy runspider` run in this folder writes is read, and named.
+    store = f"sqlite:///{tmp_path}/.scrapy/declutter.sqlite3"
+    main(["train", "--site", "gazette", "--extractor", "density", "--store", store,
+          *write_pages(tmp_path, n=2)])
+    capsys.readouterr()
+    assert main(["sites", "list"]) == 0
+    out, err = capsys.readouterr()
+    assert out.split() == ["gazette", "2", "pages"]
+    assert f"using the site store {tmp_path / '.scrapy' / 'declutter.sqlite3'}" in err

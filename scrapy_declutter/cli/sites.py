@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from ..errors import DeclutterError
-from .train import add_store_argument
+from .train import add_store_argument, store_uri
 
 #: A name site learning folded (digit runs to ``0``): it would not match the page's own.
 _FOLDED = re.compile(r"0")
@@ -66,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.action != "list" and not args.site:
         raise DeclutterError(f"sites {args.action} needs a site key")
-    with open_store(args.store) as store:
+    uri = store_uri(args.store, create=False)
+    with open_store(uri) as store:
         if args.action == "list":
             for site in store.sites():
                 model = store.load(site)
@@ -76,11 +77,11 @@ def run(args: argparse.Namespace) -> int:
         if args.action == "show":
             model = store.load(args.site)
             if model is None:
-                raise DeclutterError(f"no (readable) model for site {args.site!r} in {args.store}")
+                raise DeclutterError(f"no (readable) model for site {args.site!r} in {uri}")
             summary = model.summary()
             print(json.dumps(summary, indent=2) if args.json else describe(summary))
             return 0
         if not store.forget(args.site):
-            raise DeclutterError(f"no model for site {args.site!r} in {args.store}")
+            raise DeclutterError(f"no model for site {args.site!r} in {uri}")
         print(f"forgot {args.site}")
         return 0

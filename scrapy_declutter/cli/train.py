@@ -4,16 +4,44 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
-#: Where the command line keeps site models when no --store is given.
-DEFAULT_STORE = "sqlite:///.scrapy/declutter.sqlite3"
+from ..errors import DeclutterError
 
 
 def add_store_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--store", default=DEFAULT_STORE,
+    p.add_argument("--store", metavar="URI",
                    help="site store URI: memory:, sqlite:///path.db or redis://host:port/db "
-                        "(default: %(default)s, the Scrapy project's data dir)")
+                        "(default: the file the Scrapy project's crawls write, "
+                        "<project>/.scrapy/declutter.sqlite3)")
+
+
+def store_uri(store: str | None, *, create: bool) -> str:
+    """The --store URI, else the store a crawl in this folder writes (``project_store_path``).
+
+    Outside a Scrapy project only a store that ``scrapy runspider`` left in
+    ``./.scrapy`` is used, and the command says so; ``create``: a command that
+    writes may start a project's store, one that reads needs it to exist.
+    """
+    if store is not None:
+        return store
+    from scrapy.utils.project import inside_project
+
+    from ..sitelearning.stores import project_store_path
+
+    path = project_store_path()
+    if not inside_project():
+        if not path.is_file():
+            raise DeclutterError("no Scrapy project here (no scrapy.cfg in this folder or above) "
+                                 f"and no site store at {path}; run the command in the project's "
+                                 "folder, or name a store with --store URI")
+        print(f"scrapy-declutter: no Scrapy project here; using the site store {path}",
+              file=sys.stderr)
+    elif not create and not path.is_file():
+        raise DeclutterError(f"no site store at {path} yet: no crawl of this project has "
+                             "learned a site; crawl first, or name a store with --store URI")
+    return f"sqlite:///{path}"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
     site = args.site
     supervised = 0
-    with Declutter(args.extractor, store=args.store, site_key=lambda _url: site,
+    with Declutter(args.extractor, store=store_uri(args.store, create=True), site_key=lambda _url: site,
                    content_selector=args.selector, markers=args.markers) as dec:
         for path in args.paths:
             # The file's absolute path stands for its URL, so training twice on the

@@ -56,8 +56,6 @@ if TYPE_CHECKING:
 #: Bodies larger than this many bytes pass through unparsed (``declutter/rejected/too_large``):
 #: the core's one size cap (``limits.MAX_BYTES``), which this setting moves.
 DEFAULT_MAX_SIZE = MAX_BYTES
-#: Name of the SQLite file the default store keeps in the project's ``.scrapy`` data dir.
-DEFAULT_STORE_FILE = "declutter.sqlite3"
 #: Worker processes for the analysis (``workers``): "auto" is one on a machine with a
 #: second core, none on one core (docs/results.md has the crawls that chose it).
 DEFAULT_PROCESSES = "auto"
@@ -327,10 +325,7 @@ REQUEST_OPTIONS = frozenset(name for name, s in OPTIONS.items() if s.per_request
 
 
 def default_store_uri() -> str:
-    """``sqlite:///`` + the project data dir's declutter.sqlite3 (created on demand)."""
-    from pathlib import Path
+    """``sqlite:///`` + the project's store file (``stores.project_store_path``)."""
+    from ..sitelearning.stores import project_store_path
 
-    from scrapy.utils.project import data_path
-
-    directory = Path(data_path("", createdir=True)).resolve()
-    return f"sqlite:///{directory / DEFAULT_STORE_FILE}"
+    return f"sqlite:///{project_store_path()}"

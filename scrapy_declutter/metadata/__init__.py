@@ -22,7 +22,7 @@ from urllib.parse import urljoin
 
 from .confidence import extraction_confidence
 from .dates import iso_date, visible_date
-from .markup import DEFAULT_SOURCES, SOURCES, Markup, read_markup
+from .markup import DEFAULT_SOURCES, SOURCES, Byline, Markup, read_markup
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -46,6 +46,10 @@ _RANK = {t: i for i, t in enumerate(CONTENT_TYPES)}
 #: Separators between a title and the site name in ``<title>``.
 TITLE_SEPARATORS = (" | ", " – ", " — ", " - ", " :: ", " · ", " » ", " // ", " : ")
 _BY = re.compile(r"^(?:(?:written|posted|published)\s+)?(?:by|author|authors)\b[:\s]*", re.I)
+#: What separates the names of a free-text byline: commas, semicolons, "and".
+_SEPARATORS = re.compile(r"\s*(?:[,;]|\sand\s)\s*")
+#: Lower-case words that belong to names ("Ludwig van Beethoven", "Ana de la Cruz").
+NAME_PARTICLES = frozenset("al bin da das de del della der di dos du el ibn la le st ten ter van von y zu".split())
 #: Meta names that carry a publication / modification date, in order of trust.
 PUBLISHED_META = ("article:published_time", "datepublished", "publish-date", "publish_date",
                   "pubdate", "date", "dc.date", "dc.date.issued", "dcterms.created",
@@ -139,11 +143,30 @@ def _names(value: Any, people: bool) -> list[str]:
 
 
 def _split_authors(text: str | None) -> list[str]:
+    """The names of a free-text byline: split on commas and "and" only when every part
+    reads as a name, so "Gary Younge in Sarasota, Florida" is not two authors."""
     if not text or "://" in text:
         return []
-    text = _BY.sub("", text.strip())
-    parts = [p.strip() for p in text.replace(" and ", ",").replace(";", ",").split(",")]
-    return [p for p in parts if p]
+    text = _BY.sub("", text.strip()).strip(" ,;")
+    parts = [p for p in _SEPARATORS.split(text) if p]
+    if len(parts) > 1 and all(map(_reads_as_name, parts)):
+        return parts
+    return [text] if text else []
+
+
+def _byline_authors(byline: Byline) -> list[str]:
+    """The names a byline's markup gives (whole, without a leading "By"), else its text's."""
+    if byline.names:
+        names = (_BY.sub("", name).strip(" ,;") for name in byline.names)
+        return [n for n in names if any(c.isalnum() for c in n)]
+    return _split_authors(byline.text)
+
+
+def _reads_as_name(text: str) -> bool:
+    """A few words, none of them lower-case but a particle (``van``, ``de``), no digit."""
+    words = text.split()
+    return (0 < len(words) <= 4 and not any(c.isdigit() for c in text)
+            and all(not w[0].islower() or w in NAME_PARTICLES for w in words))
 
 
 def _page_title(title: str, site_name: str | None, headings: Iterable[str]) -> str | None:
@@ -189,7 +212,7 @@ def read_metadata(root: "etree._Element", url: str | None = None, *, title: str 
                       meta.get("twitter:title"), item.get("name"))
     authors = (_names(item.get("author"), True) or _names(micro.get("author"), True)
                or _split_authors(meta.get("author")) or _split_authors(meta.get("dc.creator"))
-               or next(filter(None, map(_split_authors, m.bylines)), None)
+               or next(filter(None, map(_byline_authors, m.bylines)), None)
                or _names(item.get("author"), False) or _names(item.get("creator"), True))
     published = (iso_date(_clean(item.get("datePublished"))) or iso_date(_clean(micro.get("datePublished")))
                  or next(filter(None, (iso_date(meta.get(k) or og.get(k)) for k in PUBLISHED_META)), None)

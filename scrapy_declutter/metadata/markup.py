@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from lxml import etree
 
@@ -34,8 +34,22 @@ _BYLINES = etree.XPath(
     "//body//*[@rel='author' or @itemprop='author']"
     " | //body//@class[contains(., 'author') or contains(., 'byline')]/.."
 )
+#: The authors a byline marks up: itself or its rel/itemprop author descendants.
+_MARKED = etree.XPath("self::*[@rel='author' or @itemprop='author']"
+                      " | .//*[@rel='author' or @itemprop='author']")
+#: A marked-up author's own name: microdata's itemprop=name inside it.
+_NAME = etree.XPath(".//*[@itemprop='name']")
 #: A byline longer than this is a bio or a list, not a name.
 BYLINE_MAX_WORDS = 6
+
+
+class Byline(NamedTuple):
+    """A visible byline: its text, and the author names its markup gives whole."""
+
+    #: The element's text, whitespace collapsed: free text that may hold a place or a role.
+    text: str
+    #: Names of the rel/itemprop author elements it is or holds (itemprop=name where given).
+    names: tuple[str, ...] = ()
 
 
 @dataclass
@@ -54,8 +68,8 @@ class Markup:
     links: dict[str, str] = field(default_factory=dict)
     #: ``datetime`` of the ``<time>`` elements in the body, in document order (at most 20).
     times: list[str] = field(default_factory=list)
-    #: Short texts of the body's author/byline elements, in document order (at most 5).
-    bylines: list[str] = field(default_factory=list)
+    #: The body's short author/byline elements, in document order (at most 5).
+    bylines: list[Byline] = field(default_factory=list)
 
 
 def _flatten_jsonld(items: list[Any]) -> list[dict[str, Any]]:
@@ -120,11 +134,24 @@ def _meta_tags(root: etree._Element, markup: Markup) -> None:
             markup.links.setdefault(rel, el.get("href").strip())
     markup.times = [t.get("datetime").strip() for t in _TIMES(root)[:20]]
     for el in _BYLINES(root):
-        text = " ".join(" ".join(el.itertext()).split())
-        if text and len(text.split()) <= BYLINE_MAX_WORDS and text not in markup.bylines:
-            markup.bylines.append(text)
+        marked = _MARKED(el)
+        names = tuple(dict.fromkeys(filter(_short, (_text((_NAME(a) or [a])[0]) for a in marked))))
+        text = _text(el)
+        # An element too long for a byline still names its author if it is the marked author.
+        if (_short(text) or names and marked[0] is el) and all(b.text != text for b in markup.bylines):
+            markup.bylines.append(Byline(text, names))
             if len(markup.bylines) == 5:
                 break
+
+
+def _text(el: etree._Element) -> str:
+    """An element's text (a ``<meta>``'s content), whitespace collapsed."""
+    text = el.get("content") if el.tag == "meta" else " ".join(el.itertext())
+    return " ".join((text or "").split())
+
+
+def _short(text: str) -> bool:
+    return 0 < len(text.split()) <= BYLINE_MAX_WORDS
 
 
 def _jsonld(root: etree._Element, base_url: str | None) -> list[dict[str, Any]]:

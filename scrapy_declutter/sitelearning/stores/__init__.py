@@ -20,6 +20,8 @@ site-free extraction until the store is back.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ...errors import StoreError, StoreUnavailableError
 from .base import SiteStore
 
@@ -59,5 +61,19 @@ def open_store(uri: "str | SiteStore") -> SiteStore:
                      "or redis://host:port/db")
 
 
+#: The file a Scrapy project keeps its site models in, in the project's data dir.
+PROJECT_STORE_FILE = "declutter.sqlite3"
+
+
+def project_store_path() -> Path:
+    """Where a crawl keeps site models when ``DECLUTTER_STORE`` is unset, and what the
+    command line reads by default: Scrapy's data dir (``.scrapy`` beside the project's
+    scrapy.cfg, or its ``[datadir]``; ``./.scrapy`` outside a project), as the HTTP cache."""
+    from scrapy.utils.project import data_path
+
+    return Path(data_path(PROJECT_STORE_FILE)).resolve()
+
+
 #: The errors stay importable from here, where callers found them before ``errors``.
-__all__ = ["REDIS_SCHEMES", "SiteStore", "StoreError", "StoreUnavailableError", "open_store", "scheme"]
+__all__ = ["PROJECT_STORE_FILE", "REDIS_SCHEMES", "SiteStore", "StoreError", "StoreUnavailableError",
+           "open_store", "project_store_path", "scheme"]
