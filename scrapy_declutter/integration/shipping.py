@@ -13,10 +13,11 @@ when asked for.
 
 from __future__ import annotations
 
-import json
 from dataclasses import astuple, dataclass, fields
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from ..blocks import Ancestor, Block, SiteReason
 from ..result import Result, SiteDecisions
@@ -83,14 +84,15 @@ class ShippedResult:
 
     def pack(self) -> bytes:
         """These tuples as JSON bytes: what a worker sends, decoded only if a callback asks."""
-        return json.dumps([self.values, self.decisions, self.ancestors, self.structures,
-                           self.rows], separators=(",", ":")).encode("utf-8")
+        # orjson, not json: a worker packs every page of a crawl.
+        return orjson.dumps([self.values, self.decisions, self.ancestors, self.structures,
+                             self.rows])
 
     @classmethod
     def unpack(cls, data: bytes) -> ShippedResult:
         """``pack`` undone: JSON's lists back into the tuples the fields hold (a block's
         only list-valued fields, ``trail``, ``links`` and ``images``, are tuples of pairs)."""
-        values, decisions, ancestors, structures, rows = json.loads(data)
+        values, decisions, ancestors, structures, rows = orjson.loads(data)
         return cls(tuple(values), None if decisions is None else tuple(decisions),
                    [(tag, id_, tuple(classes)) for tag, id_, classes in ancestors],
                    [tuple(s) for s in structures],
