@@ -79,7 +79,10 @@ def test_the_compiled_scan_gives_the_reference_on_every_bundled_page(path, compi
     assert kept == [el for el in page.root.iter(*pagetype.KEPT_TAGS)]
     assert marked == reference.marked and itemtypes == reference.itemtypes
     early = page.get(TREE_FACTS)
-    if page.blocks:  # analysed: the walk of its tree facts scanned the tree
+    # Analysed: the walk of its tree facts scanned the tree. Not asked of the fuzz inputs
+    # (tests/sample_data/fuzz), whose text after </body> leaves the scan to the reference:
+    # the same scan, as asserted above, at the reference's cost, on 0 WCXB-dev pages.
+    if page.blocks and "fuzz" not in path.parts:
         assert early is not None and early[0] is page.root and early[1].scan is not None, (
             "the tree facts' walk made no scan")
     if early is not None and early[1].scan is not None:
