@@ -28,6 +28,11 @@ class SettingsError(DeclutterError, ValueError):
         return "\n".join(str(a) for a in self.args)
 
 
+class ResultNotKeptError(DeclutterError, LookupError):
+    """A callback read the Result of a page analysed without ``DECLUTTER_CALLBACK_RESULTS``:
+    its item fields are written, its Result was not kept; the message names the setting."""
+
+
 class StoreError(DeclutterError):
     """A store URI that cannot be understood, or a store that cannot be opened."""
 

@@ -110,6 +110,13 @@ class SiteSpider(scrapy.Spider):
         self.preset_text = preset_text
         self.with_result = bool(with_result)
 
+    @classmethod
+    def from_crawler(cls, crawler: Any, *args: Any, **kwargs: Any) -> SiteSpider:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        if spider.with_result:  # before the settings freeze, as a spider argument can
+            crawler.settings.set("DECLUTTER_CALLBACK_RESULTS", True, priority="spider")
+        return spider
+
     def request(self, url: str) -> scrapy.Request:
         path = "/" + url.split("/", 3)[-1]
         meta = {"declutter": self.meta_by_path[path]} if path in self.meta_by_path else {}
@@ -207,6 +214,7 @@ class MetadataThreadSpider(ChainSpider):
     """
 
     name = "metadata_thread"
+    custom_settings: ClassVar[dict] = {"DECLUTTER_CALLBACK_RESULTS": True}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -268,6 +276,7 @@ class ParagraphsSpider(scrapy.Spider):
     """
 
     name = "paragraphs"
+    custom_settings: ClassVar[dict] = {"DECLUTTER_CALLBACK_RESULTS": True}
 
     def __init__(self, start_url: str, limit: str = "12", **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -166,7 +166,8 @@ def test_skip_reasons():
 
 def test_one_size_cap_counted_once():
     assert DEFAULTS["DECLUTTER_MAX_SIZE"] == MAX_BYTES  # the core's cap is the setting's default
-    mw = _middleware(DECLUTTER_MAX_SIZE=100, DECLUTTER_THREADS=False)
+    mw = _middleware(DECLUTTER_MAX_SIZE=100, DECLUTTER_THREADS=False,
+                     DECLUTTER_CALLBACK_RESULTS=True)
     req = Request("https://example.com/", callback=lambda r: None)
     big = HtmlResponse("https://example.com/", body=b"<p>" + b"x " * 100 + b"</p>", request=req)
     assert skip_reason(req, big) == ""  # not the middleware's to refuse
@@ -179,6 +180,23 @@ def test_one_size_cap_counted_once():
     stats = mw.state.stats.get_stats()
     assert stats["declutter/rejected/too_large"] == 1
     assert not any(k.startswith("declutter/skipped") for k in stats)
+
+
+def test_a_result_not_asked_for_is_not_kept_and_reading_it_names_the_setting():
+    mw = _middleware(DECLUTTER_THREADS=False)
+    req = Request("https://example.com/", callback=lambda r: None)
+    page = HtmlResponse("https://example.com/", body=b"<article><p>" + b"word " * 80
+                        + b"</p></article>", request=req)
+    analysed = asyncio.run(mw.process_response(req, page))
+    output = analysed.declutter_output
+    assert output.analysed and output.result is None and output.packed is None
+    assert output.fields["clean_text"].startswith("word word")  # the item fields, as always
+    with pytest.raises(scrapy_declutter.ResultNotKeptError, match="DECLUTTER_CALLBACK_RESULTS"):
+        analysed.declutter
+    # One request may ask for it alone.
+    asked = req.replace(meta={"declutter": {"callback_results": True}})
+    result = asyncio.run(mw.process_response(asked, page.replace(request=asked))).declutter
+    assert result.text == output.fields["clean_text"]
 
 
 def test_unknown_extractor_is_a_setup_error_raised_where_scrapy_builds_the_component(caplog):

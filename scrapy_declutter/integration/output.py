@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..errors import ResultNotKeptError
 from .items import field_values
 from .shipping import ShippedResult
 
@@ -49,10 +50,13 @@ class PageOutput:
 
     ``summary`` is None when the response was not analysed (the analysis
     failed); ``fields`` then maps every configured item field to None, so
-    the items keep their columns. A page analysed in a worker process has
-    ``packed`` instead of ``result``: its Result as bytes, rebuilt on the
-    crawl process's own tree only when a callback reads it (``result_on``),
-    so a crawl whose callbacks never read Results pays only for the copy.
+    the items keep their columns. The Result is kept only when the request's
+    options ask for it (``DECLUTTER_CALLBACK_RESULTS``): building and sending
+    it costs a worker about a sixth of its time a page, which a crawl whose
+    callbacks only yield items should not pay. A page analysed in a worker
+    process has ``packed`` instead of ``result``: its Result as bytes,
+    rebuilt on the crawl process's own tree when a callback reads it
+    (``result_on``).
     """
 
     fields: dict[str, Any]
@@ -67,6 +71,8 @@ class PageOutput:
     def of(cls, result: Result, options: DeclutterOptions, *, pack: bool = False) -> PageOutput:
         """The output of an analysed page; with ``pack``, its Result as bytes (a worker's)."""
         fields, summary = field_values(result, options), PageSummary.of(result)
+        if not options.callback_results:
+            return cls(fields, summary)
         if not pack:
             return cls(fields, summary, result)
         # Encoded by the worker, on its own core: the pipe then carries one bytes object,
@@ -82,10 +88,18 @@ class PageOutput:
     def analysed(self) -> bool:
         return self.summary is not None
 
-    def result_on(self, root: Callable[[], etree._Element]) -> Result | None:
-        """The Result, rebuilt from ``packed`` on ``root`` (a callable giving the page's tree)."""
+    def result_on(self, root: Callable[[], etree._Element], url: str) -> Result | None:
+        """The Result, rebuilt from ``packed`` on ``root`` (a callable giving the page's tree);
+        None when the analysis failed. ``ResultNotKeptError`` when it was not asked for: a
+        ``None`` would read as "not analysed" while the item fields were written."""
         if self.result is None and self.packed is not None:
             self.result = ShippedResult.unpack(self.packed).result(root())
             self.packed = None
+        if self.result is None and self.analysed:
+            raise ResultNotKeptError(
+                f"scrapy_declutter analysed {url} and wrote its item fields, but kept no Result "
+                "for its callback: set DECLUTTER_CALLBACK_RESULTS = True (or "
+                "meta={'declutter': {'callback_results': True}} on the requests whose "
+                "callbacks read response.declutter)")
         return self.result
 

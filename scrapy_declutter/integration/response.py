@@ -32,11 +32,15 @@ class DeclutteredResponse:
 
     @property
     def declutter(self) -> Result | None:
-        """The page's Result; None only when its analysis failed (logged and counted)."""
+        """The page's Result; None only when its analysis failed (logged and counted).
+
+        Kept for callbacks with ``DECLUTTER_CALLBACK_RESULTS``; without it, reading this
+        raises ``ResultNotKeptError``, which names the setting.
+        """
         output = self.declutter_output
         if output is None:
             return None
-        return output.result_on(lambda: self.selector.root)  # type: ignore[attr-defined]
+        return output.result_on(lambda: self.selector.root, self.url)  # type: ignore[attr-defined]
 
 
 @functools.cache

@@ -140,6 +140,8 @@ class DeclutterOptions:
     markdown_field: str | None = option("markdown", optional_text)
     metadata_fields: tuple[tuple[str, str], ...] = option((), metadata_fields)
     blocks_field: str | None = option(None, optional_text)
+    # Whether ``response.declutter`` holds the Result: a worker then sends every page's back.
+    callback_results: bool = option(False, boolean)
     title_field: str | None = option(None, optional_text)
     chunks_field: str | None = option(None, optional_text)
     chunk_words: int = option(CHUNK_WORDS, count)
