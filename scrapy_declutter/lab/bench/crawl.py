@@ -259,6 +259,8 @@ BROAD_MODES: dict[str, dict[str, Any]] = {
     "off": {},
     # The defaults: a worker process on a machine with two cores or more.
     "on": {"ADDONS": ADDON},
+    # The defaults, each page's Result kept for its callback (sent back by the worker).
+    "on-results": {"ADDONS": ADDON, "DECLUTTER_CALLBACK_RESULTS": True},
     "on-nolearning": {"ADDONS": ADDON, "DECLUTTER_SITE_LEARNING": False},
     # The analysis inline on the reactor, without the plugin's thread or a worker.
     "on-inline": {"ADDONS": ADDON, "DECLUTTER_THREADS": False, "DECLUTTER_PROCESSES": 0},
