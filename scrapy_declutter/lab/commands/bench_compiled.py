@@ -6,7 +6,8 @@ from ``valgrind --tool=callgrind`` does not move with the machine's load.
 Each measurement is one process (``lab.bench.instructions``) run twice,
 once over the pages and once warm only, the difference being
 ``extract()``'s; it is made with every module built, then with each module
-hidden in turn (its callers on their pure-Python references). A command
+hidden in turn (its callers on their pure-Python references), ``--jobs``
+processes at a time. A command
 that prints numbers, never a test.
 """
 
@@ -31,13 +32,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--module", "-m", action="append", default=[], metavar="NAME",
                    help="hide only this compiled module (dotted name; repeatable; default: "
                         "every compiled module of the package)")
+    p.add_argument("--jobs", "-j", type=int, default=2,
+                   help="callgrind processes at once (default %(default)s); the counts do not "
+                        "depend on it")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
     import shutil
     import tempfile
+    from concurrent.futures import ThreadPoolExecutor
     from pathlib import Path
 
     from ...errors import DeclutterError
@@ -58,21 +62,18 @@ def run(args: argparse.Namespace) -> int:
             path.write_bytes(sample.html_bytes())
             pages.append([sample.url, str(path)])
 
-        def per_page(hidden: list[str]) -> float:
-            counts = []
-            for warm_only in (True, False):
-                job = Path(tmp) / "job.json"
-                job.write_text(json.dumps({"pages": pages, "extractor": args.extractor,
-                                           "hidden": hidden, "warm_only": warm_only}))
-                counts.append(_instructions(job, Path(tmp)))
-            return (counts[1] - counts[0]) / len(pages)
-
-        built = per_page([])
+        variants = [[]] + [[module] for module in modules]
+        runs = [(hidden, warm_only) for hidden in variants for warm_only in (True, False)]
+        with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
+            counts = list(pool.map(lambda k: _instructions(Path(tmp), k, {
+                "pages": pages, "extractor": args.extractor, "hidden": runs[k][0],
+                "warm_only": runs[k][1]}), range(len(runs))))
+        per_page = [(full - warm) / len(pages) for warm, full in zip(counts[::2], counts[1::2])]
+        built = per_page[0]
         print(f"extract() on the first {len(pages)} pages of {args.dataset}, extractor "
               f"{args.extractor!r}: {built / 1e6:.2f} M instructions a page with every module built")
         print(f"{'module':<45} {'M/page hidden':>13} {'saves':>7}  {'rule':<4}")
-        for module in modules:
-            hidden = per_page([module])
+        for module, hidden in zip(modules, per_page[1:]):
             share = (hidden - built) / built
             print(f"{module:<45} {hidden / 1e6:>13.2f} {100 * share:>6.1f}%  "
                   f"{'pays' if share >= KEEP_SHARE else 'goes'}")
@@ -95,8 +96,10 @@ def compiled_modules() -> list[str]:
     return sorted(found)
 
 
-def _instructions(job: "Path", tmp: "Path") -> int:
-    """The instructions of one process running ``lab.bench.instructions`` on ``job`` (callgrind)."""
+def _instructions(tmp: "Path", k: int, job: dict) -> int:
+    """The instructions of one process running ``lab.bench.instructions`` on ``job`` (callgrind),
+    its files in ``tmp`` named by ``k``."""
+    import json
     import re
     import subprocess
     import sys
@@ -105,10 +108,11 @@ def _instructions(job: "Path", tmp: "Path") -> int:
     from ...errors import DeclutterError
     from ..bench import instructions
 
-    out = tmp / "callgrind.out"
+    path, out = tmp / f"job-{k}.json", tmp / f"callgrind-{k}.out"
+    path.write_text(json.dumps(job))
     here = str(Path(__file__).resolve().parents[3])
     done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                           sys.executable, instructions.__file__, str(job)],
+                           sys.executable, instructions.__file__, str(path)],
                           env=_environment(here), capture_output=True, text=True, cwd=tmp)
     if done.returncode or not out.exists():
         raise DeclutterError(f"callgrind failed:\n{done.stderr[-2000:]}")
