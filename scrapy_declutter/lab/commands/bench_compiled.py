@@ -7,13 +7,16 @@ Each measurement is one process (``lab.bench.instructions``) run twice,
 once over the pages and once warm only, the difference being
 ``extract()``'s; it is made with every module built, then with each module
 hidden in turn (its callers on their pure-Python references), ``--jobs``
-processes at a time. A command
-that prints numbers, never a test.
+processes at a time. A command that prints numbers, never a test.
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 #: The 5% rule of issue 42: a compiled module saving less than this share goes.
 KEEP_SHARE = 0.05
@@ -96,7 +99,7 @@ def compiled_modules() -> list[str]:
     return sorted(found)
 
 
-def _instructions(tmp: "Path", k: int, job: dict) -> int:
+def _instructions(tmp: Path, k: int, job: dict) -> int:
     """The instructions of one process running ``lab.bench.instructions`` on ``job`` (callgrind),
     its files in ``tmp`` named by ``k``."""
     import json
