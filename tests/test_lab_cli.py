@@ -192,7 +192,7 @@ def test_docs_describe_every_development_command():
 
     doc = (Path(__file__).resolve().parents[1] / "docs" / "evaluation.md").read_text(encoding="utf-8")
     lab = [m.rsplit(".", 1)[1].replace("_", "-") for m in COMMANDS if ".lab." in m]
-    assert len(lab) == 9
+    assert len(lab) == 10
     for command in lab:
         assert f"scrapy-declutter {command} " in doc, command
 

@@ -38,6 +38,7 @@ COMMANDS = [
     f"{_LAB}.check_walk",
     f"{_LAB}.bench_crawl",
     f"{_LAB}.bench_extract",
+    f"{_LAB}.bench_compiled",
 ]
 
 

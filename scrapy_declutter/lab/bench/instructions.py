@@ -1,0 +1,37 @@
+"""``extract()`` over a list of pages with some compiled modules hidden: one measurement, one process.
+
+Run as a script (``python instructions.py JOB``) under callgrind by
+``bench-compiled``, which counts the instructions of the whole process; it
+subtracts a run of the same job with ``warm_only`` (imports, the pages read,
+the first page extracted: the model and the lazy imports loaded) so what is
+left is ``extract()`` on the pages. ``JOB`` is JSON with ``pages`` (a list of
+[URL, path of the page's bytes]), ``extractor``, ``hidden`` (dotted names of
+compiled modules) and ``warm_only``.
+
+A hidden module is set to None in ``sys.modules`` before the package is
+imported, so importing it raises ``ImportError`` and its callers take their
+pure-Python references, as on a machine where it was not built.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def main(job_path: str) -> None:
+    job = json.loads(Path(job_path).read_text())
+    for name in job["hidden"]:
+        sys.modules[name] = None  # type: ignore[assignment]  # importing it raises ImportError
+    from scrapy_declutter import extract
+
+    pages = [(url, Path(path).read_bytes()) for url, path in job["pages"]]
+    extract(pages[0][1], pages[0][0], extractor=job["extractor"])
+    if not job["warm_only"]:
+        for url, body in pages:
+            extract(body, url, extractor=job["extractor"])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -1,0 +1,133 @@
+"""``scrapy-declutter bench-compiled``: what each compiled module saves ``extract()``, in instructions.
+
+Issue 42 keeps a compiled module only where it saves at least 5% of
+``extract()``'s instructions on its own. Instructions, not time: a count
+from ``valgrind --tool=callgrind`` does not move with the machine's load.
+Each measurement is one process (``lab.bench.instructions``) run twice,
+once over the pages and once warm only, the difference being
+``extract()``'s; it is made with every module built, then with each module
+hidden in turn (its callers on their pure-Python references), ``--jobs``
+processes at a time. A command that prints numbers, never a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+#: The 5% rule of issue 42: a compiled module saving less than this share goes.
+KEEP_SHARE = 0.05
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "bench-compiled", help="count extract()'s instructions with each compiled module hidden",
+        description="Count with callgrind the instructions extract() spends on DATASET_DIR's "
+                    "first pages with every compiled module, then with each one hidden (its "
+                    "pure-Python reference taken instead); print per module the instructions a "
+                    "page and the share of extract()'s it saves.")
+    p.add_argument("dataset", metavar="DATASET_DIR")
+    p.add_argument("--limit", type=int, default=100, help="the first N pages (default %(default)s)")
+    p.add_argument("--extractor", "-e", default="default", help="(default %(default)s)")
+    p.add_argument("--module", "-m", action="append", default=[], metavar="NAME",
+                   help="hide only this compiled module (dotted name; repeatable; default: "
+                        "every compiled module of the package)")
+    p.add_argument("--jobs", "-j", type=int, default=2,
+                   help="callgrind processes at once (default %(default)s); the counts do not "
+                        "depend on it")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import shutil
+    import tempfile
+    from concurrent.futures import ThreadPoolExecutor
+    from pathlib import Path
+
+    from ...errors import DeclutterError
+    from ...registry import build_extractor
+    from ..dataset import load_dataset
+
+    if shutil.which("valgrind") is None:
+        raise DeclutterError("bench-compiled needs valgrind (apt-get install valgrind)")
+    build_extractor(args.extractor)  # an unknown name fails before the first measurement
+    modules = args.module or compiled_modules()
+    if not modules:
+        raise DeclutterError("no compiled module is built here (python setup.py build_ext --inplace)")
+    samples = load_dataset(args.dataset, args.limit)
+    with tempfile.TemporaryDirectory(prefix="declutter-bench-compiled-") as tmp:
+        pages = []
+        for n, sample in enumerate(samples):
+            path = Path(tmp) / f"{n}.html"
+            path.write_bytes(sample.html_bytes())
+            pages.append([sample.url, str(path)])
+
+        variants = [[]] + [[module] for module in modules]
+        runs = [(hidden, warm_only) for hidden in variants for warm_only in (True, False)]
+        with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
+            counts = list(pool.map(lambda k: _instructions(Path(tmp), k, {
+                "pages": pages, "extractor": args.extractor, "hidden": runs[k][0],
+                "warm_only": runs[k][1]}), range(len(runs))))
+        per_page = [(full - warm) / len(pages) for warm, full in zip(counts[::2], counts[1::2])]
+        built = per_page[0]
+        print(f"extract() on the first {len(pages)} pages of {args.dataset}, extractor "
+              f"{args.extractor!r}: {built / 1e6:.2f} M instructions a page with every module built")
+        print(f"{'module':<45} {'M/page hidden':>13} {'saves':>7}  {'rule':<4}")
+        for module, hidden in zip(modules, per_page[1:]):
+            share = (hidden - built) / built
+            print(f"{module:<45} {hidden / 1e6:>13.2f} {100 * share:>6.1f}%  "
+                  f"{'pays' if share >= KEEP_SHARE else 'goes'}")
+    return 0
+
+
+def compiled_modules() -> list[str]:
+    """The dotted names of the package's compiled modules built here."""
+    from importlib.machinery import EXTENSION_SUFFIXES
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    found = set()
+    for path in root.rglob("*"):
+        suffix = max((s for s in EXTENSION_SUFFIXES if path.name.endswith(s)), key=len, default="")
+        if not suffix:
+            continue
+        parts = path.relative_to(root.parent).parts
+        found.add(".".join([*parts[:-1], path.name[:-len(suffix)]]))
+    return sorted(found)
+
+
+def _instructions(tmp: Path, k: int, job: dict) -> int:
+    """The instructions of one process running ``lab.bench.instructions`` on ``job`` (callgrind),
+    its files in ``tmp`` named by ``k``."""
+    import json
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from ...errors import DeclutterError
+    from ..bench import instructions
+
+    path, out = tmp / f"job-{k}.json", tmp / f"callgrind-{k}.out"
+    path.write_text(json.dumps(job))
+    here = str(Path(__file__).resolve().parents[3])
+    done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                           sys.executable, instructions.__file__, str(path)],
+                          env=_environment(here), capture_output=True, text=True, cwd=tmp)
+    if done.returncode or not out.exists():
+        raise DeclutterError(f"callgrind failed:\n{done.stderr[-2000:]}")
+    totals = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), re.MULTILINE)
+    out.unlink()
+    if totals is None:
+        raise DeclutterError("callgrind wrote no instruction total")
+    return int(totals.group(1))
+
+
+def _environment(here: str) -> dict[str, str]:
+    """This checkout first on ``PYTHONPATH``, and one hash seed so two runs walk the same dicts."""
+    from ..bench import environment_with
+
+    return {**environment_with(here), "PYTHONHASHSEED": "0"}
