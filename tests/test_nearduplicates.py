@@ -88,6 +88,19 @@ def test_signatures_agree_across_signers_and_estimate_jaccard():
     assert Signer().signature("") is None and Signer().signature(None) is None
 
 
+@pytest.mark.parametrize("file_id", ["0082", "0540"])
+def test_a_signature_is_datasketchs_minhash_of_the_shingles(file_id):
+    """The page's shingles given to datasketch as one array give the values it gives them
+    one by one, so signatures compare with those of any datasketch user of the same seed."""
+    from datasketch import MinHash
+
+    shingles = shingle_hashes(gold_text(file_id))
+    reference = MinHash(num_perm=128, seed=1, hashfunc=int, scheme="affine32")
+    reference.update_batch(shingles.tolist())
+    assert shingles.dtype == np.uint32 and shingles.size > 100
+    assert np.array_equal(Signer().signature(gold_text(file_id)), reference.hashvalues)
+
+
 @pytest.mark.parametrize("threshold", [0.8, 0.85, 0.9, 0.95, 1.0])
 def test_bands_outnumber_the_unequal_values_allowed(threshold):
     """Every pair at the threshold shares a band: no candidate is lost to the LSH."""

@@ -117,15 +117,26 @@ def shingle_hashes(text: str, size: int = SHINGLE_WORDS) -> np.ndarray:
     mixed = hashes[:count].copy()
     for k in range(1, size):
         mixed = mixed * _MIX + hashes[k:k + count]  # wraps modulo 2**64, as meant
-    folded = (mixed >> _U64(32)) ^ (mixed & _U64(0xFFFFFFFF))
+    folded = ((mixed >> _U64(32)) ^ mixed).astype(np.uint32)
     if folded.size > MAX_SHINGLES:  # a shingle repeated among them counts once in the MinHash
         folded = np.partition(folded, MAX_SHINGLES - 1)[:MAX_SHINGLES]
     return folded
 
 
+def _as_hashed(shingles: np.ndarray) -> np.ndarray:
+    """A MinHash's hash function for a batch of one value, a page's shingle hashes: they
+    are hashed already."""
+    return shingles
+
+
 class Signer:
     """Turns texts into MinHash signatures; holds the permutations, drawn once per index, and
-    one MinHash per thread, cleared for each text (building one parses the permutations)."""
+    one MinHash per thread, cleared for each text (building one parses the permutations).
+
+    A page's shingle hashes go to ``update_batch`` as one value (an array, hashed
+    by ``_as_hashed``): datasketch turns a batch into an array value by value in
+    Python; given as one array, a page is one NumPy step, with the same values.
+    """
 
     def __init__(self, permutations: int = PERMUTATIONS, seed: int = SEED) -> None:
         from datasketch import MinHash
@@ -145,11 +156,11 @@ class Signer:
         minhash = getattr(self._local, "minhash", None)
         if minhash is None:
             minhash = self._local.minhash = self._minhash(
-                num_perm=self.permutations, seed=self.seed, hashfunc=int,
+                num_perm=self.permutations, seed=self.seed, hashfunc=_as_hashed,
                 permutations=self._drawn, scheme="affine32")
         else:
             minhash.clear()
-        minhash.update_batch(shingles.tolist())
+        minhash.update_batch([shingles])
         return minhash
 
     def signature(self, text: str | None) -> np.ndarray | None:

@@ -9,6 +9,12 @@ first with every page new, then with every page again under another URL
 
     python -m scrapy_declutter.lab.bench.duplicates [--data DIR] [--limit N] [--redis URI]
 
+``--only load|index|index-reference-words`` measures nothing itself: it
+loads the texts and, but for ``load``, indexes each once, for an instruction
+count that a loaded machine does not move (``valgrind --tool=callgrind``:
+``index`` minus ``load`` is the check's own; ``index-reference-words`` with
+the NumPy word hashing instead of the compiled one).
+
 ``score`` rates a crawl's flags (URL -> the first copy's URL or None) against
 the copies the test sites were built with (``testsites.build`` with
 ``copies``; URL -> the source page it was made from), and ``replay`` computes
@@ -185,17 +191,39 @@ def redis_cost(texts: list[tuple[str, str]], uri: str) -> dict[str, float]:
     return {"ms": 1000 * spent / len(texts), "bytes_per_page": held / max(indexed, 1)}
 
 
+def index_only(texts: list[tuple[str, str]], *, reference_words: bool = False) -> None:
+    """Index each text once, as new pages, with nothing else around it (``--only``)."""
+    from ...nearduplicates import signature
+    from ...nearduplicates.index import MemoryIndex
+
+    if reference_words:
+        signature._compiled = None
+    index = MemoryIndex()
+    for url, text in texts:
+        index.first_copy(url, text)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=SHARED_DATA)
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--redis", metavar="URI", help="also measure an index in this Redis "
                                                        "database (redis://127.0.0.1:6379/0)")
+    parser.add_argument("--only", choices=["load", "index", "index-reference-words"],
+                        help="load the texts and (but for load) index them, nothing else: "
+                             "for instruction counts under valgrind --tool=callgrind")
     args = parser.parse_args(argv)
     found = gold_texts(args.data, args.limit)
     if not found:
         parser.error(f"no gold texts under {args.data}/ground-truth")
     texts = [(url, text) for url, text, _ in found]
+    if args.only:
+        from ...nearduplicates.index import MemoryIndex
+
+        MemoryIndex().first_copy("warm-up", "first use imports and draws the permutations")
+        if args.only != "load":
+            index_only(texts, reference_words=args.only == "index-reference-words")
+        return
     parsing = parse_ms([html for _, _, html in found])
     figures = cost(texts)
     print(f"{figures['pages']} texts of {args.data} ({figures['words_per_page']:.0f} words a "
