@@ -1,38 +1,113 @@
-"""How far to trust an extraction: one number in [0, 1], for deciding when to fall back.
+"""How far to trust an extraction: one number in [0, 1] that predicts the page's word F1.
 
-It is the product of two things a wrong extraction shows:
+A logistic model over the page's ``signals`` (how decided the labels were,
+how much was kept and how scattered, how link-heavy the kept text is, the
+density filter's second opinion, the page type and the classifier's
+certainty), fitted out of fold on the public sets to each page's F1 (the
+soft target of a cross-entropy fit, so the output is the expected F1) by
+``scrapy-declutter train-confidence``. It is calibrated on the learned
+extractor's labels: a page labelled by another extractor (no page type) gets
+the plain ``margin_substance`` instead, which ranks pages but is no F1.
 
-- **margin**: how decided the labels were, ``|2·score − 1|`` per block (a
-  score of 0.5 is a coin toss, 0 or 1 a sure call), averaged over the page's
-  words so that long blocks count for more. Uncertain pages are where the
-  classifier errs.
-- **substance**: ``min(1, content words / 50)``. An extraction that kept almost
-  nothing is as likely a miss as a short page.
-
-It uses only the labelled blocks, so it costs one pass over them. On WCXB
-dev the lab's ``metadata_eval`` reports how it ranks pages by their F1.
+The model is a JSON file of names and numbers (``models/confidence.json``),
+read once per process; docs/output.md has the table of what a value means.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+import json
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+
+from ..errors import ModelError
+from ..modelfile import read_model_file
+from .signals import SIGNAL_NAMES, margin_substance, page_signals
 
 if TYPE_CHECKING:
     from ..blocks import Block
 
-#: Content words from which an extraction counts as substantial.
-SUBSTANTIAL_WORDS = 50
+#: The model shipped with the package.
+DEFAULT_MODEL = "confidence.json"
+#: The command that rebuilds the shipped model.
+REBUILD = "scrapy-declutter train-confidence"
+#: Version of the file layout; a loader refuses any other.
+FORMAT_VERSION = 1
+#: The signal that is 0 when nothing was kept: then the confidence is 0.
+_KEPT = SIGNAL_NAMES.index("log_content_words")
 
 
-def extraction_confidence(blocks: Sequence["Block"]) -> float:
-    """Margin × substance of a labelled page (0.0 for a page without words)."""
-    total = content = 0
-    margin = 0.0
-    for b in blocks:
-        total += b.words
-        margin += b.words * min(1.0, abs(2.0 * b.score - 1.0))
-        if b.is_content:
-            content += b.words
-    if not total or not content:
-        return 0.0
-    return round(margin / total * min(1.0, content / SUBSTANTIAL_WORDS), 4)
+@dataclass(frozen=True, eq=False)
+class ConfidenceModel:
+    """A logistic model over standardised signals: P = σ(((x − mean) / scale) · weights + bias)."""
+
+    names: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+    bias: float
+    #: Data citation, the rebuilding command, the out-of-fold figures.
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def predict(self, signals: np.ndarray) -> np.ndarray:
+        """The expected F1 of each row of ``signals`` (``SIGNAL_NAMES`` columns); 0 for a page
+        that kept nothing."""
+        rows = np.atleast_2d(signals)
+        z = ((rows - self.mean) / self.scale) @ self.weights + self.bias
+        return np.where(rows[:, _KEPT] > 0, 1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0))), 0.0)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The model in plain JSON types (the file's content)."""
+        return {"format": FORMAT_VERSION, "names": list(self.names),
+                "mean": self.mean.tolist(), "scale": self.scale.tolist(),
+                "weights": self.weights.tolist(), "bias": self.bias, "meta": self.meta}
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.as_dict(), indent=1) + "\n", encoding="utf-8")
+
+
+def load_confidence_model(path: str | Path | None = None) -> ConfidenceModel:
+    """Read and validate a confidence model file (the shipped one when ``path`` is None)."""
+    raw, source = read_model_file(path, DEFAULT_MODEL, rebuild=REBUILD)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+        names = tuple(data["names"])
+        arrays = [np.asarray(data[k], dtype=np.float64) for k in ("mean", "scale", "weights")]
+        bias = float(data["bias"])
+        version = data.get("format")
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
+        raise ModelError(f"{source} is not a confidence model file: {exc}") from exc
+    if version != FORMAT_VERSION:
+        raise ModelError(f"{source} has confidence format {version!r}; this version reads "
+                         f"{FORMAT_VERSION} (rebuild it with `{REBUILD}`)")
+    if names != SIGNAL_NAMES or any(a.shape != (len(names),) for a in arrays) or not all(
+            np.isfinite(a).all() for a in arrays) or (arrays[1] <= 0).any() or not math.isfinite(bias):
+        raise ModelError(f"{source} was made for other signals than this version's "
+                         f"(rebuild it with `{REBUILD}`)")
+    return ConfidenceModel(names, *arrays, bias=bias, meta=dict(data.get("meta") or {}))
+
+
+@lru_cache(maxsize=1)
+def shipped_model() -> ConfidenceModel:
+    """The shipped model, read on the first page that asks for a confidence."""
+    return load_confidence_model()
+
+
+def extraction_confidence(blocks: Sequence["Block"], page_type: str = "",
+                          type_probability: float = 0.0,
+                          model: ConfidenceModel | None = None) -> float:
+    """The expected word F1 of a labelled page, in [0, 1], 4 decimals (0.0 when it kept no
+    words).
+
+    ``page_type`` and ``type_probability`` are the learned step's; without a
+    page type the page is scored by ``margin_substance`` (module docstring).
+    ``model``: the shipped one when None.
+    """
+    if not page_type:
+        return round(margin_substance(blocks), 4)
+    signals = page_signals(blocks, page_type, type_probability)
+    return round(float((model or shipped_model()).predict(signals)[0]), 4)
