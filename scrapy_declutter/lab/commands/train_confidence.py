@@ -41,6 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cv-models", metavar="DIR",
                    help="keep the block model's fold models in DIR, or use those an earlier "
                         "run (or evaluate --cv K --cv-models DIR on the same sets) left there")
+    p.add_argument("--pages-out", metavar="FILE",
+                   help="also write every page's signals, F1 and out-of-fold confidence as "
+                        "JSON lines")
     p.add_argument("--limit", type=int, help="only the first N pages of each dataset")
     p.add_argument("--jobs", "-j", type=int, default=1, help="worker processes (default 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
@@ -67,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"{len(rows)} full-text pages of {', '.join(args.datasets)}; confidence out of fold "
           f"({args.cv} folds by (dataset, domain)), block labels out of fold too")
     print(format_report(rows, confidence))
+    if args.pages_out:
+        _write_pages(args.pages_out, rows, confidence)
     model = fit(rows, {"data": CITATION, "command": COMMAND, "pages": len(rows)})
     args.out.parent.mkdir(parents=True, exist_ok=True)
     model.save(args.out)
@@ -91,3 +96,17 @@ def _rows(todo: list, jobs: int, progress: bool) -> list:
         return rows
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         return list(pool.map(page_row, *zip(*todo), chunksize=8))
+
+
+def _write_pages(path: str, rows: list, confidence) -> None:
+    """One JSON line per page: which page, its F1, both confidences and its named signals."""
+    import json
+
+    from ...metadata.signals import SIGNAL_NAMES
+
+    with open(path, "w", encoding="utf-8") as fh:
+        for r, c in zip(rows, confidence):
+            fh.write(json.dumps({"dataset": r.dataset, "domain": r.domain, "file_id": r.file_id,
+                                 "page_type": r.page_type, "f1": r.f1, "before": r.before,
+                                 "confidence": round(float(c), 4),
+                                 "signals": dict(zip(SIGNAL_NAMES, r.signals.tolist()))}) + "\n")
