@@ -180,7 +180,11 @@ def test_fit_ranks_pages_by_the_signal_that_tracks_their_f1():
     assert roc_auc(oof, f1) > 0.85
     assert roc_auc(-oof, f1) < 0.15
     model = fit(rows)
-    assert np.argmax(np.abs(model.weights)) == 0 and model.weights[0] > 0
+    low_margin, high_margin = np.full((2, len(SIGNAL_NAMES)), 0.5)
+    low_margin[[0, SIGNAL_NAMES.index("log_content_words")]] = 0.1, 5.0
+    high_margin[[0, SIGNAL_NAMES.index("log_content_words")]] = 0.9, 5.0
+    low, high = model.predict(np.vstack([low_margin, high_margin]))
+    assert low < 0.4 < 0.6 < high
     table = calibration(oof, f1, (0.0, 0.5, 1.0001))
     assert sum(b.pages for b in table) == len(rows)
     low, high = table
