@@ -125,9 +125,6 @@ def _reference_signals(blocks, page_type: str, probability: float) -> dict[str, 
         region_share=(content / sum(words[idx[0]:idx[-1] + 1])
                       if idx and sum(words[idx[0]:idx[-1] + 1]) else 0.0),
         largest_run_share=max(runs, default=0) / kept_words, log_runs=math.log(1 + len(runs)),
-        heading_share=sum(b.words for b in kept if b.structure.heading) / kept_words,
-        list_share=sum(b.words for b in kept if b.structure.item) / kept_words,
-        table_share=sum(b.words for b in kept if b.structure.table) / kept_words,
         comment_share=sum(b.words for b in blocks if b.label == "comment") / total,
         density_agreement=(2 * sum(both) / (content + sum(dense)) if content + sum(dense) else 0.0),
     )

@@ -42,9 +42,6 @@ SIGNAL_NAMES: tuple[str, ...] = (
     "region_share",        # kept words / words from the first to the last kept block
     "largest_run_share",   # words of the longest run of consecutive kept blocks / kept words
     "log_runs",            # log(1 + runs of consecutive kept blocks)
-    "heading_share",       # of the kept words: in headings
-    "list_share",          # ... in list items
-    "table_share",         # ... in table cells
     "comment_share",       # page words labelled reader comments
     "density_agreement",   # word F1 of the kept blocks against the density filter's
     "type_probability",    # the page-type classifier's probability of its type (0: none)
@@ -82,7 +79,7 @@ def page_signals(blocks: Sequence["Block"], page_type: str = "",
                  type_probability: float = 0.0) -> np.ndarray:
     """The ``SIGNAL_NAMES`` vector of a labelled page (all zeros but the type for no words)."""
     total = content = links = margin = kept_score = left_score = unsure = 0.0
-    heading = listed = tabled = comments = agree = dense = 0
+    comments = agree = dense = 0
     first = last = -1
     runs = run = longest = 0
     previous = False
@@ -99,13 +96,6 @@ def page_signals(blocks: Sequence["Block"], page_type: str = "",
             content += w
             links += b.link_words
             kept_score += w * s
-            st = b.structure
-            if st.heading:
-                heading += w
-            if st.item:
-                listed += w
-            if st.table:
-                tabled += w
             if dkeep:
                 agree += w
             if first < 0:
@@ -136,7 +126,7 @@ def page_signals(blocks: Sequence["Block"], page_type: str = "",
         content / total, links / per_kept, kept_score / per_kept,
         left_score / (total - content) if total > content else 0.0,
         unsure / total, content / region if region else 0.0, longest / per_kept, math.log1p(runs),
-        heading / per_kept, listed / per_kept, tabled / per_kept, comments / total,
+        comments / total,
         2.0 * agree / (content + dense) if content + dense else 0.0,
     )
     return out
