@@ -28,8 +28,8 @@ from .learned import domain_folds
 
 #: A page under this F1 is a failed extraction (the issue's line; the calibration table's too).
 BAD_F1 = 0.7
-#: The confidence's trees: few and shallow, for a few thousand pages. Chosen by the grouped
-#: out-of-fold AUC on two folds' pages against a logistic fit and deeper, longer boosting.
+#: The confidence's trees: few and shallow, as a few thousand pages can fit (see
+#: docs/results.md, "A calibrated confidence", for what else was tried).
 PARAMS = dict(max_iter=60, learning_rate=0.1, max_leaf_nodes=3, max_depth=2,
               min_samples_leaf=30, l2_regularization=1.0, early_stopping=False)
 #: The calibration table's bins of confidence.
