@@ -33,6 +33,7 @@ def result_of(page: Page, extractor: str, *, site_learning: SiteDecisions | None
         site_learning=site_learning,
         root=page.root,
         page_type=page.page_type,
+        page_type_probability=page.page_type_probability,
     )
 
 

@@ -207,6 +207,8 @@ class Page:
     #: The kind of page, one of ``steps.learned.pagetype.PAGE_TYPES`` (article, forum,
     #: product ...), when an extractor that classifies pages ran; "" otherwise.
     page_type: str = ""
+    #: The page-type classifier's probability of ``page_type`` (0.0 without one).
+    page_type_probability: float = 0.0
     _slots: dict[Slot[Any], Any] = field(default_factory=dict, init=False, repr=False)
 
     def __setattr__(self, name: str, value: Any) -> None:

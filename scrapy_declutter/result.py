@@ -63,6 +63,8 @@ class Result:
     #: The kind of page (article, collection, documentation, forum, listing, product,
     #: service) when the extractor classifies pages (the default does); "" otherwise.
     page_type: str = ""
+    #: The page-type classifier's probability of ``page_type`` (0.0 without one).
+    page_type_probability: float = 0.0
 
     @property
     def content_blocks(self) -> list[Block]:
@@ -99,19 +101,26 @@ class Result:
         return [chunk.as_dict() for chunk in split_chunks(self.content_blocks, words)]
 
     @cached_property
+    def confidence(self) -> float:
+        """How far to trust ``text``, in [0, 1]: its expected word F1 (``metadata.confidence``)."""
+        from .metadata.confidence import extraction_confidence
+
+        return extraction_confidence(self.blocks, self.page_type, self.page_type_probability)
+
+    @cached_property
     def metadata(self) -> "Metadata":
         """Title, authors, dates, language ... and the extraction's confidence, read from
         the page's markup on first use (extruct is imported then, not before)."""
-        from .metadata import Metadata, extraction_confidence, read_metadata
+        from .metadata import Metadata, read_metadata
 
         if self.root is None:
             return Metadata(title=self.title or None, language=self.language or None,
-                            page_type=self.page_type or None,
-                            confidence=extraction_confidence(self.blocks),
+                            page_type=self.page_type or None, confidence=self.confidence,
                             needs_rendering=self.needs_rendering)
         found = read_metadata(self.root, self.url, title=self.title, language=self.language,
                               blocks=self.blocks)
-        return replace(found, page_type=self.page_type or None, needs_rendering=self.needs_rendering)
+        return replace(found, page_type=self.page_type or None, confidence=self.confidence,
+                       needs_rendering=self.needs_rendering)
 
     def as_dict(self) -> dict[str, Any]:
         """The whole result in plain JSON types, Markdown and metadata included."""

@@ -157,6 +157,8 @@ def test_training_refuses_a_snippet_only_set(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv, module, message", [
     (["train-model", "DATA"], "sklearn", "train-model needs scikit-learn: pip install 'scrapy-declutter[train]'"),
+    (["train-confidence", "DATA"], "sklearn",
+     "train-confidence needs scikit-learn: pip install 'scrapy-declutter[train]'"),
     (["evaluate", "DATA", "--cv", "2"], "sklearn",
      "evaluate --cv needs scikit-learn: pip install 'scrapy-declutter[train]'"),
     (["evaluate", "DATA", "-e", "trafilatura"], "trafilatura",
@@ -192,7 +194,7 @@ def test_docs_describe_every_development_command():
 
     doc = (Path(__file__).resolve().parents[1] / "docs" / "evaluation.md").read_text(encoding="utf-8")
     lab = [m.rsplit(".", 1)[1].replace("_", "-") for m in COMMANDS if ".lab." in m]
-    assert len(lab) == 10
+    assert len(lab) == 11
     for command in lab:
         assert f"scrapy-declutter {command} " in doc, command
 

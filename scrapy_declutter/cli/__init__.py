@@ -32,6 +32,7 @@ COMMANDS = [
     f"{__name__}.sites",
     f"{_LAB}.train_dragnet",
     f"{_LAB}.train_model",
+    f"{_LAB}.train_confidence",
     f"{_LAB}.fuzz",
     f"{_LAB}.adversarial",
     f"{_LAB}.regress",

@@ -34,7 +34,8 @@ _BEFORE = attrgetter(*_NAMES[:_ANCESTORS])
 _BETWEEN = attrgetter(*_NAMES[_ANCESTORS + 1:_STRUCTURE])
 _AFTER = attrgetter(*_NAMES[_STRUCTURE + 1:-1])
 #: The Result's fields sent as they are (``blocks``, ``site_learning`` and ``root`` apart).
-_RESULT = ("text", "title", "url", "site", "language", "extractor", "reason", "page_type")
+_RESULT = ("text", "title", "url", "site", "language", "extractor", "reason", "page_type",
+           "page_type_probability")
 _RESULT_FIELDS = attrgetter(*_RESULT)
 
 

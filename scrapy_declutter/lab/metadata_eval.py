@@ -101,7 +101,7 @@ def ours(html: str, url: str | None,
                              blocks=result.blocks, sources=sources)
     seconds = time.perf_counter() - start
     guess = Guess(meta.title, meta.author, meta.date_published, seconds, meta.date_modified)
-    return guess, meta.confidence, result
+    return guess, result.confidence, result
 
 
 def trafilatura_guess(html: str, url: str | None) -> Guess:

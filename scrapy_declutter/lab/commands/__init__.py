@@ -1,5 +1,6 @@
-"""The development commands of ``scrapy-declutter``: evaluate, train-model, train-dragnet, fuzz,
-adversarial, regress, check-walk, bench-crawl, bench-extract and bench-compiled.
+"""The development commands of ``scrapy-declutter``: evaluate, train-model, train-confidence,
+train-dragnet, fuzz, adversarial, regress, check-walk, bench-crawl, bench-extract and
+bench-compiled.
 
 Each module has ``register(subparsers)`` like the runtime commands in
 ``scrapy_declutter.cli``, which lists these modules by dotted path. A command

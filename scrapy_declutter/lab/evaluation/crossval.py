@@ -74,7 +74,7 @@ def evaluate_cv(samples: Sequence[Sample], systems: Sequence[str], k: int = 5, *
             resolve_system(name)  # unknown names fail before any training
     folds = domain_folds(samples, k)
     scores: list[PageScore] = []
-    with _fold_models(samples, folds, k, models_dir, progress) as paths:
+    with fold_models(samples, folds, k, models_dir, progress) as paths:
         for f in range(k):
             specs = [fold_spec(n, paths[f]) if uses_learned(n) else n for n in systems]
             names = dict(zip(specs, systems))
@@ -97,7 +97,7 @@ def fold_manifest(samples: Sequence[Sample], folds: Sequence[int], k: int) -> di
 
 
 @contextmanager
-def _fold_models(samples: Sequence[Sample], folds: Sequence[int], k: int,
+def fold_models(samples: Sequence[Sample], folds: Sequence[int], k: int,
                  models_dir: str | Path | None, progress: bool) -> Iterator[list[Path]]:
     """The K fold models' paths: kept ones reused when their manifest matches, else trained."""
     kept_dir = nullcontext(models_dir) if models_dir else tempfile.TemporaryDirectory(

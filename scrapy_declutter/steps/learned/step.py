@@ -111,6 +111,7 @@ class LearnedClassifier(Step):
         types, X, probs = score_page(model, page)
         if types is not None:
             page.page_type = PAGE_TYPES[int(np.argmax(types))]
+            page.page_type_probability = float(types.max())
         favor = self.favor or model.meta.get("favor", "balanced")
         threshold = model.cut(favor, types) if self.threshold is None else self.threshold
         page_type = page.page_type if types is not None else ""
