@@ -85,9 +85,10 @@ def check_chunks(result: Result, words: int, *, markdown: bool = True) -> None:
     if not markdown:
         return
     assert [c.as_dict() for c in chunks] == result.chunks(words=words)
-    # Every Markdown heading (outside code fences) starts a chunk's leading run.
+    # Every Markdown heading (outside code fences) starts a chunk's leading run: the
+    # Markdown of the blocks, without the page's headline that ``result.markdown`` puts first.
     headings_md, fenced = 0, False
-    for line in result.markdown.splitlines():
+    for line in render_markdown(result.blocks).splitlines():
         if line.lstrip().startswith("```"):
             fenced = not fenced
         elif not fenced and MD_HEADING.match(line):
