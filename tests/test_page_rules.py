@@ -34,16 +34,19 @@ def test_a_reply_thread_under_a_short_post_is_comments():
 
 def forum(first_post_like_replies: bool) -> str:
     """A thread whose first post is one of the units, or (False) a post above the units."""
-    reply = ('<div class="post"><div class="post-meta">{who} March {day}, 2026 at 9:{day:02d}</div>'
-             '<div class="post-text"><p>{text}</p></div></div>')
+    reply = ('<div class="reply"><div class="reply-meta">{who} March {day}, 2026 at 9:{day:02d}</div>'
+             '<div class="reply-text"><p>{text}</p></div></div>')
     text = ("I have tried sharpening my chisels on a cheap stone and the edge never lasts more "
             "than an hour of paring; what stone do you use for a lasting edge?")
-    posts = [reply.format(who=f"user{i}", day=i + 1, text=text) for i in range(8)]
+    posts = "".join(reply.format(who=f"user{i}", day=i + 1, text=text) for i in range(8))
     head = "<h1>Which sharpening stone?</h1>"
-    if not first_post_like_replies:
-        head += f"<div class='question'><p>{text} Thanks in advance for any advice you have.</p></div>"
+    if first_post_like_replies:
+        main = f"{head}<div class='thread'>{posts}</div>"
+    else:
+        main = (f"<div class='entry'>{head}<p>{text} Thanks in advance for any advice you have.</p>"
+                f"</div><div class='replies'>{posts}</div>")
     return (f"<html><head><title>Which sharpening stone? | Woodwork Forum</title></head><body>"
-            f"<main>{head}{''.join(posts)}</main></body></html>")
+            f"<main>{main}</main></body></html>")
 
 
 def test_the_thread_rule_leaves_a_forums_posts_alone():
@@ -108,3 +111,20 @@ def test_a_layout_or_link_table_is_no_data_grid():
     for table in (links, prose):
         blocks = Page.from_html(f"<table>{table}</table>").blocks
         assert not is_data_grid(blocks)
+
+
+def test_the_rules_lab_scores_each_chain_from_one_model_run(tiny_dataset, capsys):
+    """``lab.rules`` gives a chain the scores ``evaluate`` gives it (the same chain, run whole)."""
+    from scrapy_declutter.lab.dataset import load_dataset
+    from scrapy_declutter.lab.metric import word_prf
+    from scrapy_declutter.lab.rules import CHAINS, main, score_chains
+
+    samples = load_dataset(tiny_dataset)
+    rows = score_chains(samples, {"on": "title(in_text=true)", "default": CHAINS["default"]})
+    for sample, row in zip(samples, rows):
+        for name, spec in (("on", "learned+title(in_text=true)"), ("default", "default")):
+            s = word_prf(extract(sample.html_bytes(), sample.url, extractor=spec).text,
+                         sample.main_content)
+            assert row.scores[name] == (s.precision, s.recall, s.f1)
+    assert main([str(tiny_dataset)]) == 0
+    assert "title-in-text" in capsys.readouterr().out

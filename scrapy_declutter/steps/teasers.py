@@ -27,15 +27,20 @@ MIN_HEADLINE_LINK_DENSITY = 0.9
 MAX_HEADLINE_WORDS = 25
 #: Fewer pairs than this on a page may be the article's own (a "read more" box).
 MIN_TEASERS = 3
+#: The page types where teasers are not the content, as they are on a listing ("" when the
+#: chain has no page-type classifier).
+ARTICLE_TYPES = frozenset({"article", ""})
 
 
 class Teasers(Step):
-    """Label boilerplate the teaser pairs (linked headline, datelined summary) of a page
-    that has at least ``MIN_TEASERS`` of them."""
+    """Label boilerplate the teaser pairs (linked headline, datelined summary) of an article
+    page that has at least ``MIN_TEASERS`` of them."""
 
     name = "teasers"
 
     def process(self, page: "Page") -> None:
+        if page.page_type not in ARTICLE_TYPES:
+            return
         blocks = page.blocks
         pairs = [(head, summary) for head, summary in zip(blocks, blocks[1:])
                  if head.link_density >= MIN_HEADLINE_LINK_DENSITY

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..blocks import COMMENT, Block
+from ..blocks import COMMENT, Block, name_tokens
 from . import Step
 
 if TYPE_CHECKING:
@@ -37,12 +37,20 @@ MIN_REPLY_WORDS = 10
 #: The page types the classifier gives a page whose replies it keeps as posts ("" when
 #: the chain has no page-type classifier).
 THREAD_TYPES = frozenset({"forum", ""})
+#: Class-name tokens that name a reply to a post.
+REPLY_WORDS = frozenset({"reply", "replies", "response", "responses", "comment", "comments"})
 #: Words of prose (outside headings) that the post must have before the first reply.
 MIN_POST_WORDS = 20
 
 
 def _parent(xpath: str) -> str:
     return xpath.rpartition("/")[0]
+
+
+def _names_replies(shape: tuple[tuple[str, tuple[str, ...]], ...]) -> bool:
+    """Whether the classes of a header or of its unit name a reply (a forum names its
+    posts ``message``, ``post``: those stay content)."""
+    return any(t in REPLY_WORDS for _, classes in shape for c in classes for t in name_tokens(c))
 
 
 def _shape(block: Block) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -63,7 +71,7 @@ def reply_units(blocks: list[Block]) -> list[str]:
             unit = _parent(b.xpath)
             if not units or units[-1] != unit:
                 units.append(unit)
-    units = max(by_shape.values(), key=len, default=[])
+    units = max((u for shape, u in by_shape.items() if _names_replies(shape)), key=len, default=[])
     if len(units) < MIN_REPLIES:
         return []
     unit_set, prose = set(units), set()
@@ -91,10 +99,14 @@ class CommentThread(Step):
             return
         prefixes = tuple(u + "/" for u in units)
         first = next(i for i, b in enumerate(blocks) if b.xpath.startswith(prefixes))
+        # The post: content before the first unit and outside the element that holds the
+        # units (a forum's first post sits in it beside the replies, however it is shaped).
+        thread = _parent(units[0]) + "/"
         post_words = sum(b.words for b in blocks[:first]
-                         if b.is_content and not b.structure.heading)
+                         if b.is_content and not b.structure.heading
+                         and not b.xpath.startswith(thread))
         if post_words < MIN_POST_WORDS:
-            return  # a forum: its first post is one of the units
+            return
         for b in blocks[first:]:
             if b.is_content and b.xpath.startswith(prefixes):
                 b.set_label(COMMENT, min(b.score, 0.5), self.name)

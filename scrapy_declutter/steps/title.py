@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 #: Whether ``text`` starts with the headline unless asked otherwise (``title(in_text=...)``,
 #: ``DECLUTTER_TITLE_IN_TEXT``).
-IN_TEXT = True
+IN_TEXT = False
 #: Blocks and words that may sit between the headline and the content (standfirst, byline,
 #: date, share links, a caption).
 MAX_GAP_BLOCKS = 12
