@@ -108,7 +108,10 @@ def test_a_layout_or_link_table_is_no_data_grid():
                     for r in range(6))
     prose = "".join(f"<tr><td>Row {r} holds a long sentence of prose about the garden and its beds.</td>"
                     f"<td>{r}</td><td>more words here</td></tr>" for r in range(6))
-    for table in (links, prose):
+    days = "<tr>" + "".join(f"<th>{d}</th>" for d in "Sun Mon Tue Wed Thu Fri Sat".split()) + "</tr>"
+    calendar = days + "".join("<tr>" + "".join(f"<td>{7 * w + d + 1}</td>" for d in range(7)) + "</tr>"
+                              for w in range(4))
+    for table in (links, prose, calendar):
         blocks = Page.from_html(f"<table>{table}</table>").blocks
         assert not is_data_grid(blocks)
 

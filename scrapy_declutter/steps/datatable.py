@@ -29,11 +29,16 @@ MAX_LINK_DENSITY = 0.5
 #: Content must come at most this many blocks before the table's first cell.
 MAX_LEAD_GAP = 2
 _NUMBER = re.compile(r"^[-+−–]?[\d.,:%/]*\d[\d.,:%/]*$")
+#: A calendar (a blog's archive widget) is a grid of numbers under the days of the week.
+_WEEKDAYS = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday "
+    "mon tue wed thu fri sat sun mo tu we th fr sa su m t w f s".split())
+MIN_WEEKDAYS = 5
 
 
 def is_data_grid(cells: list[Block]) -> bool:
     """Whether a table's cells form a grid of data: rows and columns enough, short cells,
-    many numbers, few links."""
+    many numbers, few links, and not a calendar."""
     rows = {b.structure.row for b in cells}
     columns = max(b.structure.col for b in cells) + 1
     if len(rows) < MIN_ROWS or columns < MIN_COLUMNS:
@@ -42,6 +47,8 @@ def is_data_grid(cells: list[Block]) -> bool:
         return False
     words = sum(b.words for b in cells)
     if not words or sum(b.link_words for b in cells) > MAX_LINK_DENSITY * words:
+        return False
+    if sum(b.text.casefold().rstrip(".") in _WEEKDAYS for b in cells) >= MIN_WEEKDAYS:
         return False
     numbers = sum(bool(_NUMBER.match(b.text.replace(" ", ""))) for b in cells)
     return numbers >= MIN_NUMBER_SHARE * len(cells)
