@@ -108,3 +108,27 @@ def test_markdown_title_without_a_heading_is_the_title_without_the_site_name():
     result = extract(f"<html><head><title>All about cats | Pets</title></head><body>{body}</body></html>")
     assert result.markdown.startswith("# All about cats\n\nCats are small")
     assert extract("<html><body>" + body + "</body></html>").markdown.startswith("Cats are small")
+
+
+@pytest.mark.parametrize(("extractor", "in_text", "chain"), [
+    ("default", False, "default"),
+    ("default", True, "learned+datatable+teasers+thread+title(in_text=true)"),
+    ('default(favor="recall")', True,
+     'learned(favor="recall")+datatable+teasers+thread+title(in_text=true)'),
+    ("learned+title", True, "learned+title(in_text=true)"),
+    ("learned+title(in_text=false)", True, "learned+title(in_text=false)"),  # written out: kept
+    ("density", True, "density"),
+])
+def test_the_title_in_text_setting_sets_the_chains_title_step(extractor, in_text, chain):
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_declutter.integration.settings import DeclutterOptions
+
+    settings = {"DECLUTTER_EXTRACTOR": extractor, "DECLUTTER_TITLE_IN_TEXT": str(in_text).lower()}
+    options = DeclutterOptions.from_settings(get_crawler(settings_dict=settings).settings)
+    assert options.title_in_text is in_text
+    assert options.chain == chain
+    build_extractor(chain)  # a spec that builds
+    html, url = guardian_like(), LIKE_URL
+    if extractor == "default":
+        assert extract(html, url, extractor=chain).text.startswith(LIKE_HEADLINE) is in_text
