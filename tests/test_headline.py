@@ -132,3 +132,15 @@ def test_the_title_in_text_setting_sets_the_chains_title_step(extractor, in_text
     html, url = guardian_like(), LIKE_URL
     if extractor == "default":
         assert extract(html, url, extractor=chain).text.startswith(LIKE_HEADLINE) is in_text
+
+
+def test_out_of_the_text_the_headline_is_never_content():
+    """Even where no content follows it closely (the gap only decides whether it goes in)."""
+    page = Page.from_html("<html><head><title>Cats | Pets</title></head><body><h1>Cats</h1>"
+                          + "<p>menu</p>" * 20 + "<p>Cats purr.</p></body></html>")
+    for b in page.blocks:
+        b.set_label(CONTENT if b.text.startswith(("Cats", "Cats purr")) else BOILERPLATE, 0.9, "test")
+    TitleHeading(in_text=True).process(page)
+    assert page.blocks[0].is_content and page.blocks[0].step == "test"
+    TitleHeading(in_text=False).process(page)
+    assert not page.blocks[0].is_content and page.blocks[0].step == "title"

@@ -1,17 +1,17 @@
 """The headline rule: the heading that titles the content, and the standfirst under it.
 
 The headline is the first ``<h1>`` whose text is the page's title (``<title>``
-with or without the site's name around it, or ``og:title``) and that the
-content follows within a few blocks (a byline, a date, share links, a
-picture's caption may sit between). Boilerpipe's ExpandTitleToContentFilter
-has the idea: the title belongs to the content that follows it.
-
-One rule decides whether ``text`` starts with it (``in_text``; the default,
-``IN_TEXT``, is the choice that measured best over the data sets, see
-docs/output.md); the Markdown starts with it either way (``formats.markdown``),
-and ``metadata.title`` holds it. The standfirst (the summary paragraph right
-under the headline) is article text, so it is labelled content: a classifier
-that sees it beside bylines and dates in the article's header leaves it out.
+with or without the site's name around it, or ``og:title``). One rule decides
+whether ``text`` starts with it (``in_text``; the default, ``IN_TEXT``, is the
+choice that measured best over the data sets, see docs/results.md): out, it
+is never content; in, it is content when the content follows it within a few
+blocks (a standfirst, a byline, a date, share links, a picture's caption may
+sit between; Boilerpipe's ExpandTitleToContentFilter has the idea: the title
+belongs to the content that follows it). The Markdown starts with it either
+way (``formats.markdown``), and ``metadata.title`` holds it. The standfirst
+(the summary paragraph right under the headline) is article text, so it is
+labelled content: a classifier that sees it beside bylines and dates in the
+article's header leaves it out.
 """
 
 from __future__ import annotations
@@ -136,6 +136,9 @@ class TitleHeading(Step):
         at = find_headline(blocks, (page.title, _og_title(page)))
         if at is None:
             return
+        headline = blocks[at]
+        if not self.in_text and headline.is_content:
+            headline.set_label(BOILERPLATE, min(headline.score, 0.5), self.name)
         gap: list[Block] = []
         for nxt in blocks[at + 1 : at + 2 + MAX_GAP_BLOCKS]:
             if nxt.is_content:
@@ -154,8 +157,5 @@ class TitleHeading(Step):
                 started = True
             elif started or nxt.tag != "figcaption":
                 break
-        headline = blocks[at]
         if self.in_text and not headline.is_content:
             headline.set_label(CONTENT, max(headline.score, 0.5), self.name)
-        elif not self.in_text and headline.is_content:
-            headline.set_label(BOILERPLATE, min(headline.score, 0.5), self.name)
