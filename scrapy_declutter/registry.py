@@ -39,9 +39,13 @@ REGISTRY: dict[str, str] = {
     "dragnet": "scrapy_declutter.steps.dragnet.step:dragnet_chain",
     "learned": "scrapy_declutter.steps.learned.step:LearnedClassifier",
     "title": "scrapy_declutter.steps.title:TitleHeading",
+    "datatable": "scrapy_declutter.steps.datatable:DataTable",
+    "teasers": "scrapy_declutter.steps.teasers:Teasers",
+    "thread": "scrapy_declutter.steps.thread:CommentThread",
 }
-#: What ``default`` means: the learned classifier, then the page's title heading kept.
-DEFAULT = "learned+title"
+#: What ``default`` means: the learned classifier, then the rules that look at a page whole
+#: (a data table kept, teasers and a reply thread left out), then the headline rule.
+DEFAULT = "learned+datatable+teasers+thread+title"
 
 _PART = re.compile(r"^\s*([\w.-]+)\s*(?:\((.*)\))?\s*$")
 
@@ -112,6 +116,29 @@ def _steps(name: str, params: dict[str, Any]) -> list[Step]:
     if isinstance(factory, type) and issubclass(factory, Step):
         return [factory(**params)]
     return factory(**params)
+
+
+def with_headline_rule(spec: str, in_text: bool) -> str:
+    """``spec`` with its ``title`` step (the default's too) putting the headline in the text
+    or not; unchanged when that is what it does already (``steps.title.IN_TEXT``). A
+    ``title(in_text=...)`` the spec writes out keeps its own value."""
+    from .steps.title import IN_TEXT
+
+    if in_text == IN_TEXT:
+        return spec
+    rule = f"title(in_text={json.dumps(in_text)})"
+    parts = []
+    for part in spec.split("+"):
+        match = _PART.match(part)
+        name = match.group(1) if match else ""
+        if name == "default":
+            first, _, rest = DEFAULT.partition("+")
+            raw = match.group(2)
+            parts.append(f"{first}({raw})" if raw else first)
+            parts.extend(rule if p == "title" else p for p in rest.split("+"))
+        else:
+            parts.append(rule if name == "title" and not match.group(2) else part)
+    return "+".join(parts)
 
 
 @lru_cache(maxsize=64)

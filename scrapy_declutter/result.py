@@ -88,10 +88,26 @@ class Result:
         return self.to_markdown()
 
     def to_markdown(self, *, links: bool = False, images: bool = False) -> str:
-        """The content as Markdown (see ``formats.markdown``), links and images if asked."""
+        """The content as Markdown (see ``formats.markdown``) under the page's ``headline``,
+        links and images if asked."""
         from .formats.markdown import render_markdown
 
-        return render_markdown(self.blocks, base_url=self.url, links=links, images=images)
+        return render_markdown(self.blocks, title=self.headline, base_url=self.url,
+                               links=links, images=images)
+
+    @cached_property
+    def headline(self) -> str:
+        """The page's headline, which the Markdown starts with: the ``<h1>`` that titles the
+        content (``steps.title.find_headline``), else ``og:title``, else ``<title>`` without
+        the site's name; "" when the page has none."""
+        from .metadata import page_title
+        from .steps.title import find_headline, walked_og_title
+
+        og_title = walked_og_title(self.root) if self.root is not None else ""
+        at = find_headline(self.blocks, (self.title, og_title))
+        if at is not None:
+            return self.blocks[at].text
+        return og_title or page_title(self.title, None, ()) or ""
 
     def chunks(self, words: int = CHUNK_WORDS) -> list[dict[str, Any]]:
         """The clean text cut at its headings and at about ``words`` words, never inside a
@@ -114,7 +130,7 @@ class Result:
         from .metadata import Metadata, read_metadata
 
         if self.root is None:
-            return Metadata(title=self.title or None, language=self.language or None,
+            return Metadata(title=self.headline or None, language=self.language or None,
                             page_type=self.page_type or None, confidence=self.confidence,
                             needs_rendering=self.needs_rendering)
         found = read_metadata(self.root, self.url, title=self.title, language=self.language,

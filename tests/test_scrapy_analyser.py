@@ -70,3 +70,17 @@ def test_metadata_fields_read_the_tree_of_the_analysed_page():
     values = field_values(result, options)
     assert values["authors"] and "Ann Hollis" in values["authors"]
     assert values["date"].startswith("2026-09-14")
+
+
+def test_the_crawl_analyses_with_the_headline_rule_its_options_ask_for():
+    from pathlib import Path
+
+    html = (Path(__file__).parent / "sample_data" / "headline" / "guardian-like.html").read_bytes()
+    headline = "Thousands of volunteers count river birds as winter floods recede"
+    analyser = Analyser("memory:")
+    for in_text in (False, True):
+        options = DeclutterOptions(site_learning=False, title_in_text=in_text)
+        result = analyser.analyse_html(html, "https://www.dailyledger.example/a", options)
+        assert result.text.startswith(headline) is in_text
+        assert result.markdown.startswith(f"# {headline}\n\n")
+    analyser.close()

@@ -1,4 +1,4 @@
-"""Result.text as a reader sees the page: code keeps its lines, permalink signs go, the title h1 stays.
+"""Result.text as a reader sees the page: code keeps its lines, permalink signs go, the headline as the rule says.
 
 Also the structure the segmentation walk records on each block (what the
 Markdown output is built from).
@@ -18,8 +18,9 @@ DOCS = Path(__file__).resolve().parents[1] / "example_project" / "site" / "docs.
 DOCS_PAGES = sorted(DOCS.glob("*/*.html"))
 
 
-def docs_result(path: Path):
-    return extract(path.read_bytes(), "https://docs.python.org/3.11/" + path.relative_to(DOCS).as_posix())
+def docs_result(path: Path, extractor: str = "default"):
+    return extract(path.read_bytes(), "https://docs.python.org/3.11/" + path.relative_to(DOCS).as_posix(),
+                   extractor=extractor)
 
 
 def test_the_docs_pages_are_there():
@@ -40,9 +41,10 @@ def test_no_docs_page_keeps_a_permalink_sign():
     assert [p.name for p in DOCS_PAGES if "¶" in docs_result(p).text] == []
 
 
-def test_the_title_h1_is_kept_on_the_docs_pages():
+def test_the_title_h1_is_kept_on_the_docs_pages_when_the_text_starts_with_it():
+    in_text = "learned+title(in_text=true)"
     lost = {p.name for p in DOCS_PAGES
-            if not any(b.tag == "h1" and b.is_content for b in docs_result(p).blocks)}
+            if not any(b.tag == "h1" and b.is_content for b in docs_result(p, in_text).blocks)}
     # The FAQ pages put a long in-page contents list, which the model labels
     # boilerplate, between their h1 and their text: there the h1 titles no content
     # (six of them; windows.html joined when the page's own cut left its list out).
@@ -52,7 +54,14 @@ def test_the_title_h1_is_kept_on_the_docs_pages():
                     "gui.html", "windows.html", "index.html"}
     assert "index.html" in {p.name for p in DOCS_PAGES if p.parent.name == "tutorial"} and any(
         b.tag == "h1" and b.is_content
-        for b in docs_result(DOCS / "tutorial" / "index.html").blocks)
+        for b in docs_result(DOCS / "tutorial" / "index.html", in_text).blocks)
+
+
+def test_by_default_the_docs_pages_markdown_starts_with_the_h1_and_the_text_does_not():
+    result = docs_result(DOCS / "tutorial" / "index.html")
+    assert result.markdown.startswith("# The Python Tutorial\n\nPython is an easy to learn")
+    assert result.text.startswith("Python is an easy to learn")
+    assert result.metadata.title == "The Python Tutorial"
 
 
 def test_title_heading_step_needs_the_content_right_after_it():
@@ -60,7 +69,8 @@ def test_title_heading_step_needs_the_content_right_after_it():
             "<h1>Cats</h1><p>{body}</p></body></html>")
     nav = " ".join(f"<a href='/{i}'>link {i}</a>" for i in range(30))
     body = "Cats are small carnivorous mammals that people have kept for thousands of years. " * 5
-    result = extract(html.format(nav=nav, body=body), "https://pets.example/cats")
+    result = extract(html.format(nav=nav, body=body), "https://pets.example/cats",
+                     extractor="learned+title(in_text=true)")
     h1 = next(b for b in result.blocks if b.tag == "h1")
     assert h1.is_content
     assert result.text.startswith("Cats\n\nCats are small")

@@ -18,9 +18,9 @@ it sits under.
   (with the lists in its cells). A chunk is over ``words`` only when it
   holds one unit (with the headings that lead it) that is over on its own.
 - ``headings`` is the path of headings above the chunk, outermost first,
-  ending with the chunk's own leading heading: the page's title first when
-  the text starts with it (the ``title`` step keeps the ``<h1>`` that
-  titles the content), as every later heading is below it.
+  ending with the chunk's own leading heading: the page's headline first when
+  the text starts with it (``title(in_text=true)``, ``DECLUTTER_TITLE_IN_TEXT``),
+  as every later heading is below it.
 """
 
 from __future__ import annotations

@@ -14,7 +14,10 @@ kept. The output is CommonMark with GitHub's tables:
   (``cell | cell``), or to its blocks when its cells hold paragraphs;
 - the blocks of one ``<pre>`` become one fenced code block with their
   newlines, the fence naming the language a class gave;
-- block quotes are prefixed with ``>`` per level.
+- block quotes are prefixed with ``>`` per level;
+- the page's headline (``Result.headline``) comes first as a level-1 heading,
+  whether or not the text starts with it (``steps.title``): the content's own
+  heading of that text is then not repeated.
 
 Text is escaped where Markdown would read it as syntax (``*``, backquotes,
 leading ``#``/``-``/``1.``, HTML-looking ``<``), so the rendered page shows
@@ -28,6 +31,8 @@ from typing import Sequence
 from urllib.parse import urljoin
 
 from ..blocks import Block
+from ..structure import PLAIN
+from ..steps.title import titles_match
 
 #: Characters Markdown reads as inline syntax: backslash, backquote, asterisk, a ``]``
 #: that would close a link, ``<`` that would open HTML, ``_`` at a word's edge.
@@ -185,24 +190,36 @@ def _prefix(b: Block, lines: list[str], new_item: bool) -> list[str]:
     return lines
 
 
-def render_markdown(blocks: Sequence[Block], *, base_url: str | None = None,
+def _without_title(content: list[Block], title: str) -> list[Block]:
+    """``content`` without its first heading when that heading is ``title``, which the
+    Markdown puts first of all."""
+    for i, b in enumerate(content):
+        if heading_level(b):
+            return content[:i] + content[i + 1:] if titles_match(b.text, title) else content
+    return content
+
+
+def render_markdown(blocks: Sequence[Block], *, title: str = "", base_url: str | None = None,
                     links: bool = False, images: bool = False) -> str:
-    """Markdown of the content blocks among ``blocks`` (see the module docstring).
+    """Markdown of the content blocks among ``blocks`` (see the module docstring), starting
+    with ``title`` as a level-1 heading when one is given.
 
     ``links``/``images`` add the blocks' links and images, their URLs resolved
     against ``base_url``.
     """
     content = [b for b in blocks if b.is_content]
+    if title:
+        content = _without_title(content, title)
     renderer = _Renderer(base_url, links, images)
-    parts: list[str] = []
+    parts: list[str] = [f"# {escape(title)}"] if title else []
     last_item = 0
     last: Block | None = None
     for b, lines in renderer.chunks(content):
         s = b.structure
         new_item = bool(s.list_depth) and s.item != last_item
         lines = _prefix(b, lines, new_item)
-        if last is not None:
-            ls = last.structure
+        if parts:
+            ls = last.structure if last is not None else PLAIN
             if new_item and ls.list_depth and parts[-1].count("\n") == 0:
                 sep = "\n"  # a tight list: one item a line
             elif s.quote and ls.quote:

@@ -96,7 +96,7 @@ pages it analyses, on the thread that analyses them.
         The core's site key (``DECLUTTER_SITE_KEY``, per request) names the page's site.
         """
         if page.reason and not page.blocks:  # passed through: nothing to learn from
-            return result_of(page, options.extractor)
+            return result_of(page, options.chain)
         with self._lock:
             self.trimmer.page()
             return self.core(options).extract_page(page)
@@ -105,13 +105,13 @@ pages it analyses, on the thread that analyses them.
         """The core for these options, built on first use (its model loaded, the store opened)."""
         from ..sitelearning.declutter import Declutter  # NumPy: imported with the first page
 
-        key = (options.extractor, options.site_learning, options.content_selector,
+        key = (options.chain, options.site_learning, options.content_selector,
                options.site_key)
         core = self._cores.get(key)
         if core is None:
             site_learning = options.site_learning and self._open_store()
             core = Declutter(
-                extractor=options.extractor,
+                extractor=options.chain,
                 store=self._store if site_learning else "memory:",
                 site_learning=site_learning,
                 site_key=options.site_key,

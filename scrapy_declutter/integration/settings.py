@@ -32,7 +32,9 @@ from ..limits import MAX_BYTES
 from ..nearduplicates import DEFAULT_THRESHOLD as DEFAULT_DUPLICATE_THRESHOLD
 from ..nearduplicates import MAX_PAGES as DEFAULT_DUPLICATE_MAX_PAGES
 from ..report.files import DEFAULT_INSPECT_SAMPLE
+from ..registry import with_headline_rule
 from ..result import Result
+from ..steps.title import IN_TEXT as TITLE_IN_TEXT
 from .converters import (
     boolean,
     count,
@@ -133,6 +135,8 @@ class DeclutterOptions:
 
     enabled: bool = option(True, boolean, per_request=False)
     extractor: str = option("default", extractor_name)
+    # Whether the text starts with the page's headline (``steps.title``); ``chain`` applies it.
+    title_in_text: bool = option(TITLE_IN_TEXT, boolean)
     site_learning: bool = option(True, boolean)
     store: str | None = option(None, optional_text, per_request=False)
     format: str = option("text", output_format)
@@ -173,6 +177,12 @@ class DeclutterOptions:
         # settings, then hold a number of processes like every crawl's.
         if isinstance(self.processes, str):
             object.__setattr__(self, "processes", processes(self.processes))
+
+    @property
+    def chain(self) -> str:
+        """The extractor spec the pages are analysed with: ``extractor`` under the
+        headline rule ``title_in_text`` asks for."""
+        return with_headline_rule(self.extractor, self.title_in_text)
 
     @classmethod
     def from_settings(

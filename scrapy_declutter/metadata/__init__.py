@@ -169,7 +169,7 @@ def _reads_as_name(text: str) -> bool:
             and all(not w[0].islower() or w in NAME_PARTICLES for w in words))
 
 
-def _page_title(title: str, site_name: str | None, headings: Iterable[str]) -> str | None:
+def page_title(title: str, site_name: str | None, headings: Iterable[str]) -> str | None:
     """The title from ``<title>``: the ``<h1>`` it names, else its part before the site name."""
     from ..steps.title import titles_match
 
@@ -185,6 +185,15 @@ def _page_title(title: str, site_name: str | None, headings: Iterable[str]) -> s
                 parts = [p for p in parts if p.casefold() != site_name.casefold()] or parts
             return parts[0] if parts else title
     return title
+
+
+def _headline(blocks: Sequence["Block"], title: str, og_title: str | None) -> str | None:
+    """The text of the headline block (``steps.title.find_headline``): the title the page
+    shows, which its Markdown starts with, before what its markup says."""
+    from ..steps.title import find_headline
+
+    at = find_headline(blocks, (title, og_title or ""))
+    return blocks[at].text if at is not None else None
 
 
 def _first(*values: Any) -> str | None:
@@ -230,7 +239,8 @@ def read_metadata(root: "etree._Element", url: str | None = None, *, title: str 
     canonical = _first(m.links.get("canonical"), og.get("og:url"), item.get("url"), url)
     image = _first(og.get("og:image"), item.get("image"), meta.get("twitter:image"))
     return Metadata(
-        title=headline or _page_title(title, site, (b.text for b in blocks if b.structure.heading == 1)),
+        title=_headline(blocks, title, og.get("og:title")) or headline
+        or page_title(title, site, (b.text for b in blocks if b.structure.heading == 1)),
         authors=tuple(authors),
         date_published=published,
         date_modified=modified,
