@@ -31,7 +31,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "page and the share of extract()'s it saves.")
     p.add_argument("dataset", metavar="DATASET_DIR")
     p.add_argument("--limit", type=int, default=100, help="the first N pages (default %(default)s)")
+    p.add_argument("--max-bytes", type=int, metavar="N",
+                   help="only the pages of at most N bytes (the small-page view); --limit "
+                        "counts after it")
     p.add_argument("--extractor", "-e", default="default", help="(default %(default)s)")
+    p.add_argument("--built-only", action="store_true",
+                   help="only the count with every module built (no module hidden)")
     p.add_argument("--module", "-m", action="append", default=[], metavar="NAME",
                    help="hide only this compiled module (dotted name; repeatable; default: "
                         "every compiled module of the package)")
@@ -49,21 +54,21 @@ def run(args: argparse.Namespace) -> int:
 
     from ...errors import DeclutterError
     from ...registry import build_extractor
-    from ..dataset import load_dataset
+    from ..dataset import page_bytes
 
     if shutil.which("valgrind") is None:
         raise DeclutterError("bench-compiled needs valgrind (apt-get install valgrind)")
     build_extractor(args.extractor)  # an unknown name fails before the first measurement
-    modules = args.module or compiled_modules()
-    if not modules:
+    modules = [] if args.built_only else args.module or compiled_modules()
+    if not modules and not args.built_only:
         raise DeclutterError("no compiled module is built here (python setup.py build_ext --inplace)")
-    samples = load_dataset(args.dataset, args.limit)
+    samples = page_bytes(args.dataset, args.limit, args.max_bytes)
     with tempfile.TemporaryDirectory(prefix="declutter-bench-compiled-") as tmp:
         pages = []
-        for n, sample in enumerate(samples):
+        for n, (url, body) in enumerate(samples):
             path = Path(tmp) / f"{n}.html"
-            path.write_bytes(sample.html_bytes())
-            pages.append([sample.url, str(path)])
+            path.write_bytes(body)
+            pages.append([url, str(path)])
 
         variants = [[]] + [[module] for module in modules]
         runs = [(hidden, warm_only) for hidden in variants for warm_only in (True, False)]
@@ -73,8 +78,12 @@ def run(args: argparse.Namespace) -> int:
                 "warm_only": runs[k][1]}), range(len(runs))))
         per_page = [(full - warm) / len(pages) for warm, full in zip(counts[::2], counts[1::2])]
         built = per_page[0]
-        print(f"extract() on the first {len(pages)} pages of {args.dataset}, extractor "
+        size = "" if args.max_bytes is None else f" of at most {args.max_bytes:,} bytes"
+        print(f"extract() on the first {len(pages)} pages{size} of {args.dataset} "
+              f"({sum(len(body) for _, body in samples) / len(samples) / 1000:.1f} KB a page), extractor "
               f"{args.extractor!r}: {built / 1e6:.2f} M instructions a page with every module built")
+        if not modules:
+            return 0
         print(f"{'module':<45} {'M/page hidden':>13} {'saves':>7}  {'rule':<4}")
         for module, hidden in zip(modules, per_page[1:]):
             share = (hidden - built) / built
