@@ -82,3 +82,15 @@ def test_bench_extract_times_a_folder_of_html_pages(capsys, tmp_path):
 def test_bench_extract_refuses_a_size_no_page_is_under(capsys, tiny_dataset):
     assert main(["bench-extract", str(tiny_dataset), "--max-bytes", "10"]) == 2
     assert "no page of at most 10 bytes" in capsys.readouterr().err
+
+
+def test_bench_extract_fits_each_pages_time_to_its_size(capsys, tiny_dataset):
+    assert main(["bench-extract", str(tiny_dataset), "--rounds", "2", "--fit"]) == 0
+    out = capsys.readouterr().out
+    fits = [line for line in out.splitlines() if line.startswith("fit ")]
+    assert len(fits) == 3 and " floor: " in fits[0] and " extract(): " in fits[1]
+    for line in fits[:2]:
+        fixed, mean = re.search(r": (-?\d+\.\d+) ms fixed .* mean page (\d+\.\d+) ms", line).groups()
+        shares = [int(s) for s in re.findall(r"(-?\d+)%", line)]
+        assert len(shares) == 4 and abs(sum(shares) - 100) <= 2 and float(mean) > 0
+    assert re.search(r"mean page \d+ blocks, \d+ elements, \d+\.\d KB, 3 pages$", fits[2])

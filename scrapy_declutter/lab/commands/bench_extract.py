@@ -46,6 +46,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-bytes", type=int, metavar="N",
                    help="only the pages of at most N bytes (the small-page view: a page's fixed "
                         "cost weighs most there); --limit counts after it")
+    p.add_argument("--fit", action="store_true",
+                   help="also fit each page's time (its minimum over rounds), floor and "
+                        "extract(), as a fixed cost plus costs per block, per element and per "
+                        "KB, by least squares: how much of the gap a page's size explains")
     p.add_argument("--text", action="store_true",
                    help="give extract() the decoded text instead of the bytes")
     p.set_defaults(func=run)
@@ -62,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from ...errors import DeclutterError
     from ...registry import build_extractor
     from ..bench import environment_with, extracttime
+    from ..bench.costfit import fitted
     from ..dataset import page_bytes
     if args.rounds < 1:
         raise DeclutterError("--rounds must be at least 1")
@@ -93,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
         for k, name in enumerate(names):
             jobs[name] = Path(tmp) / f"job-{k}.json"
             jobs[name].write_text(json.dumps({"pages": pages, "extractor": name,
-                                              "text": args.text, "out": str(out)}))
+                                              "text": args.text, "out": str(out),
+                                              "sizes": args.fit}))
         for _ in range(args.rounds):
             for i, (code, name) in enumerate(runs):
                 done = subprocess.run([sys.executable, extracttime.__file__, str(jobs[name])],
@@ -113,6 +119,9 @@ def run(args: argparse.Namespace) -> int:
           f"{args.rounds} round(s), codes alternated, process time")
     print(_table(labels, figures))
     print(_reference(labels, figures))
+    if args.fit:
+        for label, rows in zip(labels, figures):
+            print(fitted(label, rows))
     for label, warning in said.items():
         if warning:
             print(f"{label} said: {warning.strip()[:200]}")
