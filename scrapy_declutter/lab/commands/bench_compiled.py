@@ -37,6 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--extractor", "-e", default="default", help="(default %(default)s)")
     p.add_argument("--built-only", action="store_true",
                    help="only the count with every module built (no module hidden)")
+    p.add_argument("--stages", action="store_true",
+                   help="instead, count each stage of extract() apart (lab.bench.stagecount), "
+                        "every module built")
     p.add_argument("--module", "-m", action="append", default=[], metavar="NAME",
                    help="hide only this compiled module (dotted name; repeatable; default: "
                         "every compiled module of the package)")
@@ -69,6 +72,18 @@ def run(args: argparse.Namespace) -> int:
             path = Path(tmp) / f"{n}.html"
             path.write_bytes(body)
             pages.append([url, str(path)])
+        if args.stages:
+            from ..bench.stagecount import GROUPS, stage_table
+
+            runs = [(group, warm_only) for group in range(len(GROUPS)) for warm_only in (True, False)]
+            with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
+                found = list(pool.map(lambda k: _instructions(Path(tmp), k, {
+                    "pages": pages, "extractor": args.extractor, "group": runs[k][0],
+                    "warm_only": runs[k][1]}, script="stagecount", inclusive=True), range(len(runs))))
+            print(f"extract() on the first {len(pages)} pages of {args.dataset}, extractor "
+                  f"{args.extractor!r}, each stage counted apart (M instructions a page)")
+            print(stage_table(found, len(pages)))
+            return 0
 
         variants = [[]] + [[module] for module in modules]
         runs = [(hidden, warm_only) for hidden in variants for warm_only in (True, False)]
@@ -108,9 +123,11 @@ def compiled_modules() -> list[str]:
     return sorted(found)
 
 
-def _instructions(tmp: Path, k: int, job: dict) -> int:
-    """The instructions of one process running ``lab.bench.instructions`` on ``job`` (callgrind),
-    its files in ``tmp`` named by ``k``."""
+def _instructions(tmp: Path, k: int, job: dict, script: str = "instructions",
+                  inclusive: bool = False):
+    """The instructions of one process running ``lab.bench.<script>`` on ``job`` (callgrind),
+    its files in ``tmp`` named by ``k``; with ``inclusive``, (the total, the inclusive count of
+    each function: ``callgrind_annotate`` read by ``stagecount.inclusive_counts``)."""
     import json
     import re
     import subprocess
@@ -118,20 +135,27 @@ def _instructions(tmp: Path, k: int, job: dict) -> int:
     from pathlib import Path
 
     from ...errors import DeclutterError
-    from ..bench import instructions
+    from importlib import import_module
 
     path, out = tmp / f"job-{k}.json", tmp / f"callgrind-{k}.out"
     path.write_text(json.dumps(job))
     here = str(Path(__file__).resolve().parents[3])
     done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                           sys.executable, instructions.__file__, str(path)],
+                           sys.executable, import_module(f"..bench.{script}", __package__).__file__,
+                           str(path)],
                           env=_environment(here), capture_output=True, text=True, cwd=tmp)
     if done.returncode or not out.exists():
         raise DeclutterError(f"callgrind failed:\n{done.stderr[-2000:]}")
     totals = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), re.MULTILINE)
-    out.unlink()
     if totals is None:
         raise DeclutterError("callgrind wrote no instruction total")
+    if inclusive:
+        from ..bench.stagecount import inclusive_counts
+
+        counts = inclusive_counts(out)
+        out.unlink()
+        return int(totals.group(1)), counts
+    out.unlink()
     return int(totals.group(1))
 
 
