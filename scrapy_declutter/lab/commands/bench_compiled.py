@@ -36,7 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "counts after it")
     p.add_argument("--extractor", "-e", default="default", help="(default %(default)s)")
     p.add_argument("--built-only", action="store_true",
-                   help="only the count with every module built (no module hidden)")
+                   help="only the count with every module built (no module hidden), and the "
+                        "plain floor's (lxml.html.document_fromstring of the bytes) beside it")
     p.add_argument("--stages", action="store_true",
                    help="instead, count each stage of extract() apart (lab.bench.stagecount), "
                         "every module built")
@@ -85,19 +86,22 @@ def run(args: argparse.Namespace) -> int:
             print(stage_table(found, len(pages)))
             return 0
 
-        variants = [[]] + [[module] for module in modules]
+        variants = [[]] + [[module] for module in modules] + ([None] if args.built_only else [])
         runs = [(hidden, warm_only) for hidden in variants for warm_only in (True, False)]
         with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
             counts = list(pool.map(lambda k: _instructions(Path(tmp), k, {
-                "pages": pages, "extractor": args.extractor, "hidden": runs[k][0],
-                "warm_only": runs[k][1]}), range(len(runs))))
+                "pages": pages, "extractor": args.extractor, "hidden": runs[k][0] or [],
+                "floor": runs[k][0] is None, "warm_only": runs[k][1]}), range(len(runs))))
         per_page = [(full - warm) / len(pages) for warm, full in zip(counts[::2], counts[1::2])]
         built = per_page[0]
         size = "" if args.max_bytes is None else f" of at most {args.max_bytes:,} bytes"
         print(f"extract() on the first {len(pages)} pages{size} of {args.dataset} "
               f"({sum(len(body) for _, body in samples) / len(samples) / 1000:.1f} KB a page), extractor "
               f"{args.extractor!r}: {built / 1e6:.2f} M instructions a page with every module built")
-        if not modules:
+        if args.built_only:
+            print(f"the plain floor, lxml.html.document_fromstring(bytes), tree freed: "
+                  f"{per_page[-1] / 1e6:.2f} M instructions a page; extract() "
+                  f"{built / per_page[-1]:.2f}x the floor")
             return 0
         print(f"{'module':<45} {'M/page hidden':>13} {'saves':>7}  {'rule':<4}")
         for module, hidden in zip(modules, per_page[1:]):
