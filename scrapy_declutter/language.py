@@ -236,9 +236,7 @@ class StopwordLanguageGuesser:
         # Only the words that are some language's stop word (a set intersection in C):
         # the sums do not depend on the order they are added in.
         for w in counts.keys() & index.keys():
-            c = counts[w]
-            if c > cap:
-                c = cap
+            c = min(counts[w], cap)
             for i in index[w]:
                 hits[i] += c
         return hits, len(head)

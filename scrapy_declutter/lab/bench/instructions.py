@@ -7,7 +7,9 @@ the first page extracted: the model and the lazy imports loaded) so what is
 left is ``extract()`` on the pages. ``JOB`` is JSON with ``pages`` (a list of
 [URL, path of the page's bytes]), ``extractor``, ``hidden`` (dotted names of
 compiled modules) and ``warm_only``; with ``floor`` the pages are parsed by the
-plain floor instead (``lxml.html.document_fromstring`` of the bytes, tree freed).
+plain floor instead (``lxml.html.document_fromstring`` of the bytes, tree freed);
+with ``group`` the stages of that group of ``stagecount.GROUPS`` are routed to be
+counted apart first (``bench-compiled --stages``).
 
 A hidden module is set to None in ``sys.modules`` before the package is
 imported, so importing it raises ``ImportError`` and its callers take their
@@ -34,6 +36,10 @@ def main(job_path: str) -> None:
         return
     from scrapy_declutter import extract
 
+    if job.get("group") is not None:
+        from scrapy_declutter.lab.bench.stagecount import route
+
+        route(job["group"])
     extract(pages[0][1], pages[0][0], extractor=job["extractor"])
     if not job["warm_only"]:
         for url, body in pages:

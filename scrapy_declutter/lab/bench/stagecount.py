@@ -1,14 +1,12 @@
-"""``extract()`` over a list of pages with its stages counted apart: one measurement, one process.
+"""Counting the stages of ``extract()`` apart, for ``bench-compiled --stages``.
 
-Run as a script (``python stagecount.py JOB``) under callgrind by
-``bench-compiled --stages``. Callgrind counts C functions, not Python ones,
+``lab.bench.instructions`` run under callgrind by ``bench-compiled --stages``
+with a ``group`` in its job calls ``route`` first. Callgrind counts C functions, not Python ones,
 so each stage of one ``GROUPS`` entry is called through a C function of the
 interpreter of its own (``VIA``: ``itertools.starmap``'s ``starmap_next``,
 ``filter``'s ``filter_next``...), and that function's inclusive count is the
 stage's instructions. The stages of one group do not nest; a group is one
-process. ``JOB`` is JSON with ``pages`` ([URL, path of the page's bytes]),
-``extractor``, ``group`` and ``warm_only`` (the first page only: what the
-stages spend once, taken off by the command).
+process, run twice (``warm_only``: what the stages spend once, taken off).
 """
 
 from __future__ import annotations
@@ -16,7 +14,6 @@ from __future__ import annotations
 import functools
 import importlib
 import itertools
-import json
 import re
 import subprocess
 import sys
@@ -122,19 +119,3 @@ def route(group: int) -> None:
             if (getattr(loaded, "__name__", "").startswith("scrapy_declutter")
                     and getattr(loaded, name, None) is stage):
                 setattr(loaded, name, wrapped)
-
-
-def main(job_path: str) -> None:
-    job = json.loads(Path(job_path).read_text())
-    from scrapy_declutter import extract
-
-    route(job["group"])
-    pages = [(url, Path(path).read_bytes()) for url, path in job["pages"]]
-    extract(pages[0][1], pages[0][0], extractor=job["extractor"])
-    if not job["warm_only"]:
-        for url, body in pages:
-            extract(body, url, extractor=job["extractor"])
-
-
-if __name__ == "__main__":
-    main(sys.argv[1])

@@ -79,8 +79,8 @@ def run(args: argparse.Namespace) -> int:
             runs = [(group, warm_only) for group in range(len(GROUPS)) for warm_only in (True, False)]
             with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
                 found = list(pool.map(lambda k: _instructions(Path(tmp), k, {
-                    "pages": pages, "extractor": args.extractor, "group": runs[k][0],
-                    "warm_only": runs[k][1]}, script="stagecount", inclusive=True), range(len(runs))))
+                    "pages": pages, "extractor": args.extractor, "hidden": [], "group": runs[k][0],
+                    "warm_only": runs[k][1]}, inclusive=True), range(len(runs))))
             print(f"extract() on the first {len(pages)} pages of {args.dataset}, extractor "
                   f"{args.extractor!r}, each stage counted apart (M instructions a page)")
             print(stage_table(found, len(pages)))
@@ -127,9 +127,8 @@ def compiled_modules() -> list[str]:
     return sorted(found)
 
 
-def _instructions(tmp: Path, k: int, job: dict, script: str = "instructions",
-                  inclusive: bool = False):
-    """The instructions of one process running ``lab.bench.<script>`` on ``job`` (callgrind),
+def _instructions(tmp: Path, k: int, job: dict, inclusive: bool = False):
+    """The instructions of one process running ``lab.bench.instructions`` on ``job`` (callgrind),
     its files in ``tmp`` named by ``k``; with ``inclusive``, (the total, the inclusive count of
     each function: ``callgrind_annotate`` read by ``stagecount.inclusive_counts``)."""
     import json
@@ -139,14 +138,13 @@ def _instructions(tmp: Path, k: int, job: dict, script: str = "instructions",
     from pathlib import Path
 
     from ...errors import DeclutterError
-    from importlib import import_module
+    from ..bench import instructions
 
     path, out = tmp / f"job-{k}.json", tmp / f"callgrind-{k}.out"
     path.write_text(json.dumps(job))
     here = str(Path(__file__).resolve().parents[3])
     done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
-                           sys.executable, import_module(f"..bench.{script}", __package__).__file__,
-                           str(path)],
+                           sys.executable, instructions.__file__, str(path)],
                           env=_environment(here), capture_output=True, text=True, cwd=tmp)
     if done.returncode or not out.exists():
         raise DeclutterError(f"callgrind failed:\n{done.stderr[-2000:]}")
