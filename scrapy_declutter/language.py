@@ -218,18 +218,12 @@ class StopwordLanguageGuesser:
                 index.setdefault(word, []).append(i)
         #: word -> indices of the languages whose top stop words include it.
         self.index = {w: tuple(ids) for w, ids in index.items()}
-        self._default_at = self.codes.index(default) if default in self.codes else None
 
     def scores(self, words: Iterable[str]) -> tuple[dict[str, int], int]:
         """Capped stop-word hits per language over the first ``max_words`` words, and the words read."""
-        hits, n = self._hits(words)
-        return {code: h for code, h in zip(self.codes, hits) if h}, n
-
-    def _hits(self, words: Iterable[str]) -> tuple[list[int], int]:
-        """``scores`` as a list in ``codes`` order, zeros kept: ``guess`` reads it as it is
-        (the dict and a keyed ``max`` over it were half of a short page's guess)."""
         head = list(islice(words, self.max_words))
         counts = Counter(map(str.lower, head))  # counted in C: this runs once per page
+        n = len(head)
         hits = [0] * len(self.codes)
         index = self.index
         cap = self.max_count
@@ -239,22 +233,17 @@ class StopwordLanguageGuesser:
             c = min(counts[w], cap)
             for i in index[w]:
                 hits[i] += c
-        return hits, len(head)
+        return {code: h for code, h in zip(self.codes, hits) if h}, n
 
     def guess(self, words: Iterable[str]) -> str | None:
-        """The most likely language of the words, or None when too few are stop words.
-
-        The most hits wins, the default language on a tie with it, else the first
-        language (``codes`` order) with that many."""
-        hits, n = self._hits(words)
-        top = max(hits, default=0)
-        if not top or not n:
+        """The most likely language of the words, or None when too few are stop words."""
+        scores, n = self.scores(words)
+        if not scores or not n:
             return None
-        at_default = hits[self._default_at] if self._default_at is not None else 0
-        best = self.default if at_default == top else self.codes[hits.index(top)]
-        if top < self.min_hits:
+        best = max(scores, key=lambda code: (scores[code], code == self.default))
+        if scores[best] < self.min_hits:
             return None
-        if best != self.default and top < self.margin * at_default:
+        if best != self.default and scores[best] < self.margin * scores.get(self.default, 0):
             return self.default
         return best
 
