@@ -47,3 +47,25 @@ def test_without_valgrind_it_stops_with_the_remedy(monkeypatch, capsys, tiny_dat
     monkeypatch.setattr(shutil, "which", lambda name: None if name == "valgrind" else real(name))
     assert main(["bench-compiled", str(tiny_dataset)]) == 2
     assert "needs valgrind" in capsys.readouterr().err
+
+
+def test_stages_routed_to_be_counted_apart_give_the_same_result(tmp_path):
+    # Every stage of both groups called through its C function: the Result must not change.
+    page = ROOT / "tests" / "sample_data" / "wcxb"
+    body = sorted(page.rglob("*.html*"))[0]
+    script = (
+        "import gzip, sys; from pathlib import Path; from scrapy_declutter import extract\n"
+        "from scrapy_declutter.lab.bench.stagecount import GROUPS, route\n"
+        f"raw = Path({str(body)!r}).read_bytes(); raw = gzip.decompress(raw) if raw[:2] == b'\\x1f\\x8b' else raw\n"
+        "before = extract(raw, 'https://example.org/a')\n"
+        "import scrapy_declutter.page as page; parse = page.parse_utf8\n"
+        "for g in range(len(GROUPS)): route(g)\n"
+        "assert page.parse_utf8 is not parse\n"
+        "after = extract(raw, 'https://example.org/a')\n"
+        "assert after.text == before.text and after.language == before.language\n"
+        "assert [b.label for b in after.blocks] == [b.label for b in before.blocks]\n"
+        "print(len(before.blocks))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=environment_with(str(ROOT)), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > 0

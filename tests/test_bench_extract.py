@@ -57,3 +57,40 @@ def test_bench_extract_times_other_chains_of_this_checkout_against_every_other_c
 def test_bench_extract_refuses_an_unknown_extractor_before_timing(capsys, tiny_dataset):
     assert main(["bench-extract", str(tiny_dataset), "--here-also", "no-such-chain"]) == 2
     assert "no-such-chain" in capsys.readouterr().err
+
+
+def test_bench_extract_keeps_only_the_pages_up_to_max_bytes(capsys, tiny_dataset):
+    from scrapy_declutter.lab.dataset import load_dataset
+
+    sizes = sorted(len(s.html_bytes()) for s in load_dataset(tiny_dataset))
+    assert main(["bench-extract", str(tiny_dataset), "--rounds", "1", "--max-bytes", str(sizes[1])]) == 0
+    out = capsys.readouterr().out
+    assert f"extract() on 2 pages of at most {sizes[1]:,} bytes" in out
+    assert f"({sum(sizes[:2]) / 2 / 1000:.1f} KB a page)" in out
+
+
+def test_bench_extract_times_a_folder_of_html_pages(capsys, tmp_path):
+    site = ROOT / "example_project" / "site"
+    (tmp_path / "one" / "a").mkdir(parents=True)
+    for name in ("tutorial/index.html", "faq/index.html"):
+        body = (site / "docs.python.org" / "3.11" / name).read_bytes()
+        (tmp_path / "one" / "a" / name.replace("/", "-")).write_bytes(body)
+    assert main(["bench-extract", str(tmp_path / "one"), "--rounds", "1"]) == 0
+    assert "extract() on 2 pages of " in capsys.readouterr().out
+
+
+def test_bench_extract_refuses_a_size_no_page_is_under(capsys, tiny_dataset):
+    assert main(["bench-extract", str(tiny_dataset), "--max-bytes", "10"]) == 2
+    assert "no page of at most 10 bytes" in capsys.readouterr().err
+
+
+def test_bench_extract_fits_each_pages_time_to_its_size(capsys, tiny_dataset):
+    assert main(["bench-extract", str(tiny_dataset), "--rounds", "2", "--fit"]) == 0
+    out = capsys.readouterr().out
+    fits = [line for line in out.splitlines() if line.startswith("fit ")]
+    assert len(fits) == 3 and " floor: " in fits[0] and " extract(): " in fits[1]
+    for line in fits[:2]:
+        mean = re.search(r": -?\d+\.\d+ ms fixed .* mean page (\d+\.\d+) ms", line).group(1)
+        shares = [int(s) for s in re.findall(r"(-?\d+)%", line)]
+        assert len(shares) == 4 and abs(sum(shares) - 100) <= 2 and float(mean) > 0
+    assert re.search(r"mean page \d+ blocks, \d+ elements, \d+\.\d KB, 3 pages$", fits[2])

@@ -155,6 +155,27 @@ def load_texts(folder: str | Path, limit: int | None = None) -> list[Sample]:
     return samples
 
 
+def page_bytes(folder: str | Path, limit: int | None = None,
+               max_bytes: int | None = None) -> list[tuple[str, bytes]]:
+    """(URL, bytes) of a dataset's pages, or of every ``.html`` file under a folder that is
+    not a dataset (its URL ``https://`` and its path there), in order; with ``max_bytes``
+    only the pages that long at most, the first ``limit`` of those. The benchmarks read
+    this: they time pages, not scores, so any folder of pages will do."""
+    root = Path(folder)
+    if root.is_dir() and not (root / "metadata.json").is_file():
+        pages = ((f"https://{path.relative_to(root).as_posix()}", path.read_bytes())
+                 for path in sorted(root.rglob("*.html")))
+    else:
+        pages = ((s.url, s.html_bytes())
+                 for s in load_dataset(root, None if max_bytes is not None else limit))
+    kept = [(url, body) for url, body in pages if max_bytes is None or len(body) <= max_bytes]
+    kept = kept[:limit] if limit else kept
+    if not kept:
+        raise DeclutterError(f"{root} has no page" + ("" if max_bytes is None
+                                                      else f" of at most {max_bytes} bytes"))
+    return kept
+
+
 def iter_by_site(samples: list[Sample]) -> Iterator[tuple[str, list[Sample]]]:
     """Samples grouped by domain, in a fixed order (domain name, then file id)."""
     groups: dict[str, list[Sample]] = {}

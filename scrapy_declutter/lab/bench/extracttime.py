@@ -16,6 +16,11 @@ floor, ``lxml``; the decoding by w3lib is untimed); every tree and Result is
 freed inside its timing. ``extract()`` is given the page's bytes, as a crawl
 gives them, or with ``text`` its decoded text. The first pages are
 extracted once untimed first (imports, the model).
+
+Each page's own times are written too (``per_page``: the floor's and
+``extract()``'s seconds), with what a page's cost may grow with, counted
+after its timing from the Result: its blocks and its tree's elements
+(``bench-extract --fit``).
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ def main(job_path: str) -> None:
         extract(page, url, extractor=job["extractor"])
     clock = time.process_time
     floor = lxml = spent = 0.0
+    per_page = []
     for (url, body), text, page in zip(pages, texts, given):
         start = clock()
         if body.strip():
@@ -52,11 +58,19 @@ def main(job_path: str) -> None:
             lxml_html.fromstring(text.encode("utf-8"))
         parsed = clock()
         extract(page, url, extractor=job["extractor"])
+        done = clock()
         floor += bare - start
         lxml += parsed - bare
-        spent += clock() - parsed
+        spent += done - parsed
+        per_page.append([bare - start, done - parsed])
+    if job.get("sizes"):  # untimed: the Results again, for what each page holds
+        for row, ((url, body), page) in zip(per_page, zip(pages, given)):
+            result = extract(page, url, extractor=job["extractor"])
+            root = getattr(result, "root", None)
+            row += [len(result.blocks), sum(1 for _ in root.iter()) if root is not None else 0,
+                    len(body)]
     Path(job["out"]).write_text(json.dumps({"pages": len(pages), "floor": floor, "lxml": lxml,
-                                            "extract": spent}))
+                                            "extract": spent, "per_page": per_page}))
 
 
 if __name__ == "__main__":

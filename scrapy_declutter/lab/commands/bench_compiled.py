@@ -31,7 +31,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "page and the share of extract()'s it saves.")
     p.add_argument("dataset", metavar="DATASET_DIR")
     p.add_argument("--limit", type=int, default=100, help="the first N pages (default %(default)s)")
+    p.add_argument("--max-bytes", type=int, metavar="N",
+                   help="only the pages of at most N bytes (the small-page view); --limit "
+                        "counts after it")
     p.add_argument("--extractor", "-e", default="default", help="(default %(default)s)")
+    p.add_argument("--built-only", action="store_true",
+                   help="only the count with every module built (no module hidden), and the "
+                        "plain floor's (lxml.html.document_fromstring of the bytes) beside it")
+    p.add_argument("--stages", action="store_true",
+                   help="instead, count each stage of extract() apart (lab.bench.stagecount), "
+                        "every module built")
     p.add_argument("--module", "-m", action="append", default=[], metavar="NAME",
                    help="hide only this compiled module (dotted name; repeatable; default: "
                         "every compiled module of the package)")
@@ -49,32 +58,51 @@ def run(args: argparse.Namespace) -> int:
 
     from ...errors import DeclutterError
     from ...registry import build_extractor
-    from ..dataset import load_dataset
+    from ..dataset import page_bytes
 
     if shutil.which("valgrind") is None:
         raise DeclutterError("bench-compiled needs valgrind (apt-get install valgrind)")
     build_extractor(args.extractor)  # an unknown name fails before the first measurement
-    modules = args.module or compiled_modules()
-    if not modules:
+    modules = [] if args.built_only else args.module or compiled_modules()
+    if not modules and not args.built_only:
         raise DeclutterError("no compiled module is built here (python setup.py build_ext --inplace)")
-    samples = load_dataset(args.dataset, args.limit)
+    samples = page_bytes(args.dataset, args.limit, args.max_bytes)
     with tempfile.TemporaryDirectory(prefix="declutter-bench-compiled-") as tmp:
         pages = []
-        for n, sample in enumerate(samples):
+        for n, (url, body) in enumerate(samples):
             path = Path(tmp) / f"{n}.html"
-            path.write_bytes(sample.html_bytes())
-            pages.append([sample.url, str(path)])
+            path.write_bytes(body)
+            pages.append([url, str(path)])
+        if args.stages:
+            from ..bench.stagecount import GROUPS, stage_table
 
-        variants = [[]] + [[module] for module in modules]
+            runs = [(group, warm_only) for group in range(len(GROUPS)) for warm_only in (True, False)]
+            with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
+                found = list(pool.map(lambda k: _instructions(Path(tmp), k, {
+                    "pages": pages, "extractor": args.extractor, "hidden": [], "group": runs[k][0],
+                    "warm_only": runs[k][1]}, inclusive=True), range(len(runs))))
+            print(f"extract() on the first {len(pages)} pages of {args.dataset}, extractor "
+                  f"{args.extractor!r}, each stage counted apart (M instructions a page)")
+            print(stage_table(found, len(pages)))
+            return 0
+
+        variants = [[]] + [[module] for module in modules] + ([None] if args.built_only else [])
         runs = [(hidden, warm_only) for hidden in variants for warm_only in (True, False)]
         with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
             counts = list(pool.map(lambda k: _instructions(Path(tmp), k, {
-                "pages": pages, "extractor": args.extractor, "hidden": runs[k][0],
-                "warm_only": runs[k][1]}), range(len(runs))))
+                "pages": pages, "extractor": args.extractor, "hidden": runs[k][0] or [],
+                "floor": runs[k][0] is None, "warm_only": runs[k][1]}), range(len(runs))))
         per_page = [(full - warm) / len(pages) for warm, full in zip(counts[::2], counts[1::2])]
         built = per_page[0]
-        print(f"extract() on the first {len(pages)} pages of {args.dataset}, extractor "
+        size = "" if args.max_bytes is None else f" of at most {args.max_bytes:,} bytes"
+        print(f"extract() on the first {len(pages)} pages{size} of {args.dataset} "
+              f"({sum(len(body) for _, body in samples) / len(samples) / 1000:.1f} KB a page), extractor "
               f"{args.extractor!r}: {built / 1e6:.2f} M instructions a page with every module built")
+        if args.built_only:
+            print(f"the plain floor, lxml.html.document_fromstring(bytes), tree freed: "
+                  f"{per_page[-1] / 1e6:.2f} M instructions a page; extract() "
+                  f"{built / per_page[-1]:.2f}x the floor")
+            return 0
         print(f"{'module':<45} {'M/page hidden':>13} {'saves':>7}  {'rule':<4}")
         for module, hidden in zip(modules, per_page[1:]):
             share = (hidden - built) / built
@@ -99,9 +127,10 @@ def compiled_modules() -> list[str]:
     return sorted(found)
 
 
-def _instructions(tmp: Path, k: int, job: dict) -> int:
+def _instructions(tmp: Path, k: int, job: dict, inclusive: bool = False):
     """The instructions of one process running ``lab.bench.instructions`` on ``job`` (callgrind),
-    its files in ``tmp`` named by ``k``."""
+    its files in ``tmp`` named by ``k``; with ``inclusive``, (the total, the inclusive count of
+    each function: ``callgrind_annotate`` read by ``stagecount.inclusive_counts``)."""
     import json
     import re
     import subprocess
@@ -120,9 +149,15 @@ def _instructions(tmp: Path, k: int, job: dict) -> int:
     if done.returncode or not out.exists():
         raise DeclutterError(f"callgrind failed:\n{done.stderr[-2000:]}")
     totals = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), re.MULTILINE)
-    out.unlink()
     if totals is None:
         raise DeclutterError("callgrind wrote no instruction total")
+    if inclusive:
+        from ..bench.stagecount import inclusive_counts
+
+        counts = inclusive_counts(out)
+        out.unlink()
+        return int(totals.group(1)), counts
+    out.unlink()
     return int(totals.group(1))
 
 

@@ -29,7 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "them) in this checkout and in each --pythonpath checkout, one process per "
                     "code and round, the codes alternated; print pages/s, the time over plain "
                     "lxml parsing and the speed over the first code's, round by round.")
-    p.add_argument("dataset", metavar="DATASET_DIR")
+    p.add_argument("dataset", metavar="DATASET_DIR",
+                   help="a dataset folder (WCXB layout), or any folder of .html files, read "
+                        "recursively, each page's URL https:// and its path in the folder "
+                        "(e.g. example_project/site)")
     p.add_argument("--pythonpath", action="append", default=[], metavar="DIR",
                    help="another checkout to time, built in place (git worktree add DIR COMMIT; "
                         "pip install -e DIR in a venv of its own, or python setup.py build_ext "
@@ -40,6 +43,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also time this checkout with this extractor, against every other "
                         "code's --extractor; repeatable")
     p.add_argument("--limit", type=int, help="only the first N pages")
+    p.add_argument("--max-bytes", type=int, metavar="N",
+                   help="only the pages of at most N bytes (the small-page view: a page's fixed "
+                        "cost weighs most there); --limit counts after it")
+    p.add_argument("--fit", action="store_true",
+                   help="also fit each page's time (its minimum over rounds), floor and "
+                        "extract(), as a fixed cost plus costs per block, per element and per "
+                        "KB, by least squares: how much of the gap a page's size explains")
     p.add_argument("--text", action="store_true",
                    help="give extract() the decoded text instead of the bytes")
     p.set_defaults(func=run)
@@ -56,14 +66,14 @@ def run(args: argparse.Namespace) -> int:
     from ...errors import DeclutterError
     from ...registry import build_extractor
     from ..bench import environment_with, extracttime
-    from ..dataset import load_dataset
-
+    from ..bench.costfit import fitted
+    from ..dataset import page_bytes
     if args.rounds < 1:
         raise DeclutterError("--rounds must be at least 1")
     names = [args.extractor, *args.here_also]
     for name in names:
         build_extractor(name)  # an unknown name fails here, not in every timed process
-    samples = load_dataset(args.dataset, args.limit)
+    samples = page_bytes(args.dataset, args.limit, args.max_bytes)
     here = str(Path(__file__).resolve().parents[3])
     codes = [here] + [str(Path(d).resolve()) for d in args.pythonpath]
     for code in codes[1:]:
@@ -80,15 +90,16 @@ def run(args: argparse.Namespace) -> int:
         out = Path(tmp) / "figures.json"
         # The pages' bytes, decompressed once for every code and round to read as they are.
         pages = []
-        for n, sample in enumerate(samples):
+        for n, (url, body) in enumerate(samples):
             path = Path(tmp) / f"{n}.html"
-            path.write_bytes(sample.html_bytes())
-            pages.append([sample.url, str(path)])
+            path.write_bytes(body)
+            pages.append([url, str(path)])
         jobs = {}  # one job file an extractor, written once
         for k, name in enumerate(names):
             jobs[name] = Path(tmp) / f"job-{k}.json"
             jobs[name].write_text(json.dumps({"pages": pages, "extractor": name,
-                                              "text": args.text, "out": str(out)}))
+                                              "text": args.text, "out": str(out),
+                                              "sizes": args.fit}))
         for _ in range(args.rounds):
             for i, (code, name) in enumerate(runs):
                 done = subprocess.run([sys.executable, extracttime.__file__, str(jobs[name])],
@@ -101,11 +112,16 @@ def run(args: argparse.Namespace) -> int:
                 warning = next((line for line in done.stderr.splitlines() if "WARNING" in line
                                 or "not available" in line), "")
                 said.setdefault(labels[i], warning)
-    print(f"extract() on {len(samples)} pages of {args.dataset}, "
+    size = f" of at most {args.max_bytes:,} bytes" if args.max_bytes is not None else ""
+    print(f"extract() on {len(samples)} pages{size} of {args.dataset} "
+          f"({sum(len(body) for _, body in samples) / len(samples) / 1000:.1f} KB a page), "
           f"{'text' if args.text else 'bytes'} in, extractor {args.extractor!r}; "
           f"{args.rounds} round(s), codes alternated, process time")
     print(_table(labels, figures))
     print(_reference(labels, figures))
+    if args.fit:
+        for label, rows in zip(labels, figures):
+            print(fitted(label, rows))
     for label, warning in said.items():
         if warning:
             print(f"{label} said: {warning.strip()[:200]}")
