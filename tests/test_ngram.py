@@ -7,12 +7,10 @@ import json
 import numpy as np
 import pytest
 
-
 from scrapy_declutter.errors import ModelFormatError
-from scrapy_declutter.sitelearning import ngramkeys
-from scrapy_declutter.sitelearning.counts import counted, merged
+from scrapy_declutter.sitelearning import ngramlm
 from scrapy_declutter.sitelearning.ngram import DISCARD, KEEP, NGramClassifier, NGramLM
-from scrapy_declutter.sitelearning.ngramlm import PRUNE_TO
+from scrapy_declutter.sitelearning.ngramlm import PRUNE_TO, counted, merged
 
 
 def test_probabilities_sum_to_one_over_the_alphabet():
@@ -99,10 +97,10 @@ def test_classifier_picks_the_class_with_the_higher_joint_probability():
     assert discard.category == DISCARD and discard.log_odds < 0 and discard.p_keep < 0.5
 
 
-def test_classifier_serialises_as_json_and_round_trips():
+def test_classifier_stores_as_a_json_header_and_arrays_and_round_trips():
     clf = _trained()
-    data = json.loads(json.dumps(clf.to_data()))
-    again = NGramClassifier.from_data(data)
+    data = json.loads(json.dumps(clf.header()))
+    again = NGramClassifier.from_header(data, clf.arrays())
     assert again.examples == clf.examples
     for text in ["the budget", "Sign in"]:
         assert again.classify(text).log_odds == pytest.approx(clf.classify(text).log_odds)
@@ -116,17 +114,19 @@ def test_classifier_merge_adds_examples_and_counts():
 
 
 @pytest.mark.parametrize("mutate", [
-    lambda d: d.update(version=99),
-    lambda d: d.update(version="1"),
-    lambda d: d["lms"][KEEP].update(keys="!!not base64!!"),
-    lambda d: d["lms"][KEEP].update(counts=""),
-    lambda d: d.pop("examples"),
+    lambda d, a: d.update(version=99),
+    lambda d, a: d.update(version="1"),
+    lambda d, a: a.update(keep_keys=a["keep_keys"][::-1]),
+    lambda d, a: a.update(keep_counts=a["keep_counts"][:1]),
+    lambda d, a: a.pop("discard_keys"),
+    lambda d, a: d.pop("examples"),
 ])
 def test_bad_or_newer_data_is_refused(mutate):
-    data = _trained().to_data()
-    mutate(data)
+    clf = _trained()
+    data, arrays = clf.header(), clf.arrays()
+    mutate(data, arrays)
     with pytest.raises(ModelFormatError):
-        NGramClassifier.from_data(data)
+        NGramClassifier.from_header(data, arrays)
 
 
 def test_batched_training_equals_training_text_by_text():
@@ -165,7 +165,7 @@ def test_folds_keep_the_same_counts_and_prune_the_same_ngrams_as_sorting_everyth
     for step in range(60):
         batch = rng.integers(0, 900 if step % 2 else 2**63, size=int(rng.integers(1, 300)),
                              dtype=np.uint64)
-        lm.add_keys(batch)
+        lm.add_counted(*counted(batch))
         pending.append(batch)
         if sum(map(len, pending)) >= 400:  # FOLD_AT * max_entries: the LM folded
             keys, counts = _reference_fold(keys, counts, pending, 400)
@@ -193,13 +193,13 @@ def test_stale_scoring_tables_are_let_go_when_training_makes_them_stale():
     clf.train_many([("keep", "the long article text about gardens " * 40),
                     ("discard", "home about contact login " * 40)])
     clf.classify("an article about gardens")
-    tables = clf._compiled
+    tables = clf._scoring
     assert tables is not None
     clf.train("keep", "tiny")  # far under the stale share: the tables stay and are used
     clf.classify("an article about gardens")
-    assert clf._compiled is tables
+    assert clf._scoring is tables
     clf.train_many([("keep", "fresh words never seen before in this model " * 60)])
-    assert clf._compiled is None  # rebuilt on next use, not held meanwhile
+    assert clf._scoring is None  # rebuilt on next use, not held meanwhile
     again = NGramClassifier()
     again.train_many([("keep", "the long article text about gardens " * 40),
                       ("discard", "home about contact login " * 40)])
@@ -210,7 +210,7 @@ def test_stale_scoring_tables_are_let_go_when_training_makes_them_stale():
 
 def test_text_counts_count_each_position_once_per_order_it_reaches():
     # one text of n characters has min(i, order - 1) + 1 keys at position i
-    assert ngramkeys.texts_counted(["abcdefgh"], 6)[1].sum() == 1 + 2 + 3 + 4 + 5 + 6 * 3
+    assert ngramlm.texts_counted(["abcdefgh"], 6)[1].sum() == 1 + 2 + 3 + 4 + 5 + 6 * 3
     # each text on its own: no context reaches into the text before
-    assert ngramkeys.texts_counted(["ab", "cd"], 3)[1].sum() == (1 + 2) * 2
-    assert [len(a) for a in ngramkeys.texts_counted([], 6)] == [0, 0]
+    assert ngramlm.texts_counted(["ab", "cd"], 3)[1].sum() == (1 + 2) * 2
+    assert [len(a) for a in ngramlm.texts_counted([], 6)] == [0, 0]

@@ -13,7 +13,8 @@ from scrapy_declutter.result import SiteDecisions
 from scrapy_declutter.sitelearning import learner
 from scrapy_declutter.sitelearning.learner import TEMPLATE_STEP, SiteLearner
 from scrapy_declutter.errors import ModelFormatError
-from scrapy_declutter.sitelearning.model import MIN_PAGES, SiteModel, fingerprint, normalise
+from scrapy_declutter.sitelearning.fingerprints import fingerprint, normalise
+from scrapy_declutter.sitelearning.model import MIN_PAGES, SiteModel
 from scrapy_declutter.sitelearning.step import SITE_LESSON, SITE_MODEL, SiteStep
 from scrapy_declutter.sitelearning.stores.memory import MemoryStore
 from scrapy_declutter.sitelearning.supervision import marker_labels, selector_labels
@@ -354,7 +355,7 @@ def test_declutter_runs_one_chain_that_ends_with_the_site_step():
 
 def test_a_banner_that_differs_only_by_date_and_url_is_learned_as_template():
     """Issue 16: a web-archive banner on every page, its date and URL changing, is template."""
-    from scrapy_declutter.sitelearning.model import fingerprint
+    from scrapy_declutter.sitelearning.fingerprints import fingerprint
 
     banner = "This page was archived on {day} {month} 2024 from {url}. The live page may differ."
     a = banner.format(day=3, month="March", url="https://example.org/a?x=1")

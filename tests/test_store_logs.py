@@ -120,7 +120,7 @@ def test_a_fresh_site_keeps_one_copy_and_writes_its_whole_model(tmp_path):
     dec.flush()
     assert dec._sites["fresh.example"].delta is not None  # written: increments from now on
     with open_store(uri) as store:
-        assert store.load("fresh.example").to_data() == dec.model("fresh.example").to_data()
+        assert store.load("fresh.example").to_bytes() == dec.model("fresh.example").to_bytes()
     dec.extract(article(3), "https://fresh.example/3")  # an increment over the stored model
     dec.close()
     with open_store(uri) as store:
@@ -135,11 +135,11 @@ def test_a_snapshot_stays_as_it_was_while_its_model_learns_on():
     snap = model.snapshot()
     # The n-gram arrays are shared, not copied.
     assert snap.classifier.lms["keep"]._keys is model.classifier.lms["keep"]._keys
-    before = snap.to_data()
+    before = snap.to_bytes()
     for i in range(3, 6):
         model.merge(delta("s", i))
         model.classifier.train("keep", f"more text about the garden, page {i}")
-    assert snap.to_data() == before and model.to_data() != before
+    assert snap.to_bytes() == before and model.to_bytes() != before
 
 
 class _CountingStore(MemoryStore):

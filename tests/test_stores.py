@@ -13,7 +13,8 @@ import pytest
 
 from scrapy_declutter import Declutter
 from scrapy_declutter.errors import StoreError, StoreUnavailableError
-from scrapy_declutter.sitelearning.model import SiteModel, fingerprint
+from scrapy_declutter.sitelearning.fingerprints import fingerprint
+from scrapy_declutter.sitelearning.model import SiteModel
 from scrapy_declutter.sitelearning.ngram import KEEP
 from scrapy_declutter.sitelearning.stores import open_store
 from scrapy_declutter.sitelearning.stores.memory import MemoryStore
@@ -145,12 +146,10 @@ def test_corrupt_model_row_in_sqlite_is_replaced(tmp_path, caplog):
 
 def test_newer_format_is_logged_and_left_untouched(caplog):
     store = MemoryStore()
-    newer = SiteModel("s").to_data()
-    newer["version"] = 99
-    import json
-    import zlib
+    from scrapy_declutter.sitelearning.modelbytes import pack, unpack
 
-    blob = zlib.compress(json.dumps(newer).encode())
+    header, arrays = unpack(SiteModel("s").to_bytes(), 1 << 20)
+    blob = pack({**header, "version": 99}, arrays)
     store.put_raw("s", blob)
     with caplog.at_level(logging.ERROR):
         assert store.load("s") is None

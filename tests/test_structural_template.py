@@ -90,17 +90,11 @@ def test_structural_key_needs_the_same_place_and_the_same_folded_text():
     assert structure_key("div/p", "x" * 400) == 0  # long blocks have no structural key
 
 
-def test_version_1_models_load_with_no_structures_and_round_trip():
-    data = SiteModel("a.example", pages=3, fingerprints={1: 3}, structures={7: 2}).to_data()
-    for key in ("structures", "containers", "examples"):
-        del data[key]
-    data["version"] = 1
-    old = SiteModel.from_data(data)
-    assert old.structures == {} and old.containers == {} and old.fingerprints == {1: 3}
+def test_structures_and_containers_round_trip_and_merge():
     model = SiteModel("a.example", pages=3, structures={7: 2}, containers={"/html/body/main": 3})
     back = SiteModel.from_bytes(model.to_bytes())
     assert back.structures == {7: 2} and back.containers == {"/html/body/main": 3}
-    merged = model.copy().merge(model)
+    merged = SiteModel.from_bytes(model.to_bytes()).merge(model)
     assert merged.structures == {7: 4} and merged.containers == {"/html/body/main": 6}
     assert model.snapshot().containers == model.containers
 

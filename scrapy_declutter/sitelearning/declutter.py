@@ -1,32 +1,18 @@
 """``Declutter``: extraction that learns each site as it goes.
 
-One object per crawl (or per thread). Per page: load the site's model, run
-the chain (the generic extractor's steps, then the site step, which labels
-the page with what its site taught so far: see ``step`` and ``learner``),
-learn from the page, and write the site's increments when due. Models live
-in a store (``memory:``,
-``sqlite:///...``, ``redis://...``); this object keeps the models of recent
-sites in memory, as many as fit in ``max_cache_bytes`` (estimated per page
-in O(1), see ``SiteModel.estimated_bytes``: a count of sites would let a few
-big models or thousands of small ones take any amount of memory). A site's
-increments (its delta) are queued after ``flush_every`` of its pages, when
-it leaves memory and on ``close()``; the queue is written every ``flush_every``
-pages (or once it holds ``writes.WRITE_BATCH`` deltas), in batches of at most
-``WRITE_BATCH`` deltas, appended to the sites' logs in the store without
-reading or re-serialising their models (see ``stores.base``), so the cost of a write follows what was learned, not
-the model's size, and several processes sharing a store add up their counts.
-A site kept in memory does not see other processes' counts until it is
-loaded again. With ``write_behind=True`` (the Scrapy components' choice) a
-batch is serialised and written on a thread of its own while pages go on:
-compressing a site's delta takes 10-20 ms, mostly without the GIL, so on a
-second core it is off the analysis thread's path. One batch is in flight at
-a time; loading a site whose increments are in it, ``flush()`` and
-``close()`` wait for it.
-
-When the store cannot be reached, a warning is logged and pages of sites
-not already in memory get plain generic extraction; increments wait in
-memory and are written once the store answers again (retried after
-``retry_after`` seconds).
+One object per crawl (or per thread). Per page: load the site's model, run the
+chain (the generic extractor's steps, then the site step: ``step``, ``learner``),
+learn from the page, and write the site's increments when due. Models live in a
+store (``memory:``, ``sqlite:///...``, ``redis://...``); this object keeps the
+models of recent sites in memory, as many as fit in ``max_cache_bytes``
+(``SiteModel.estimated_bytes``, so a few big models or thousands of small ones
+cannot take any amount of memory). A site's increments (its delta) are queued
+after ``flush_every`` of its pages, when it leaves memory and on ``close()``, and
+appended to the sites' logs in the store by ``writes`` (on a thread of their own
+with ``write_behind=True``), so several processes sharing a store add up their
+counts. A site kept in memory does not see other processes' counts until it is
+loaded again. When the store cannot be reached, pages of sites not already in
+memory get plain generic extraction, and increments wait until it answers.
 """
 
 from __future__ import annotations
@@ -55,11 +41,7 @@ logger = logging.getLogger(__name__)
 #: Pages of one site between two writes of its increments to the store.
 FLUSH_EVERY = 16
 #: Estimated bytes of site models kept in memory (least recently used sites are queued
-#: for writing and dropped past it). A site of a few hundred pages takes 1-3 MB, one of
-#: 3 pages 0.6 MB (~10% above what dropping it frees). 256 MB, then 128 MB, reloaded more
-#: sites as they halved at no CPU cost that showed; 64 MB keeps a 10,000-site crawl
-#: under 1 GB resident (~60 MB less than 128 MB) and ~110 small sites in memory, enough
-#: for the sites a crawl has in flight at once (docs/site-learning.md).
+#: for writing and dropped past it; docs/site-learning.md).
 MAX_CACHE_BYTES = 64 * 1024 * 1024
 #: Seconds before an unreachable store is tried again.
 RETRY_AFTER = 10.0
@@ -120,11 +102,6 @@ class Declutter:
         self.generic = chain
         self.site_step = SiteStep(learner=self.learner, content_selector=content_selector,
                                   markers=markers)
-        #: Whether a page's labels can read its site's n-gram tables: the seed's filter
-        #: votes everywhere, the learner only on supervised sites unless told otherwise.
-        #: When not, sites come back from the store without them (``_load``).
-        self.scores_text = not vote or (self.learner.vote and (
-            self.site_step.reads_tree or not self.learner.vote_needs_supervision))
         if site_learning:
             chain = Extractor(extractor, [*chain.steps, self.site_step])
         self.chain = chain
@@ -173,15 +150,8 @@ class Declutter:
         """
         return self.submit_page(Page.from_html(html, url, content_type=content_type), key=key)
 
-    def submit_page(self, page: Page, *, key: object = None,
-                    keep_tree: bool = True) -> list[Released]:
-        """``submit()`` for an already parsed page (the Scrapy middleware's entry point).
-
-        ``keep_tree=False``: the caller will not read the released Result's
-        ``metadata``, so a held page lets its parsed tree go (unless the
-        user's labels need it at release: see ``HeldPage.drop_tree``) and its
-        Result comes with ``root=None``; text, blocks and labels are the same.
-        """
+    def submit_page(self, page: Page, *, key: object = None) -> list[Released]:
+        """``submit()`` for an already parsed page."""
         key = page.url if key is None else key
         if self.site_key is not None:
             page.site = self.site_key(page.url) or ""
@@ -196,10 +166,7 @@ class Declutter:
         lesson = self.site_step.lesson(page)
         if lesson is None:  # the site step had nothing to do: nothing to hold
             return [Released(key, result_of(page, self.extractor))]
-        held = HeldPage(key, page, lesson)
-        if not keep_tree and not self.site_step.reads_tree:
-            held.drop_tree()
-        due = self.warmups.hold(page.site, held)
+        due = self.warmups.hold(page.site, HeldPage(key, page, lesson))
         return [released for site in due for released in self._release(site)]
 
     def release(self, site: str | None = None) -> list[Released]:
@@ -208,15 +175,8 @@ class Declutter:
         return [released for s in sites for released in self._release(s)]
 
     def model(self, site: str) -> SiteModel | None:
-        """The model this object uses for ``site`` (loaded from the store if needed), with
-        its n-gram tables, which a site loaded without them (``_load``) is loaded again for."""
+        """The model this object uses for ``site`` (loaded from the store if needed)."""
         state = self._state(site)
-        if state is not None and not state.model.ngrams and self.writes is not None:
-            self._enqueue(state)  # its increments land, then the whole model is read
-            answered, model = self._read(site, whole=True)
-            if answered:
-                state.model = model or SiteModel(site=site)
-            self._measure(state)
         return state.model if state else None
 
     def flush(self) -> None:
@@ -267,35 +227,19 @@ class Declutter:
         self._evict()
         return state
 
-    def _read(self, site: str, *, whole: bool = False) -> tuple[bool, SiteModel | None]:
-        """(whether the store answered, the site's stored model: ``_load``'s, or with its
-        tables when ``whole``), read once the site's queued increments have landed."""
+    def _read(self, site: str) -> tuple[bool, SiteModel | None]:
+        """(whether the store answered, the site's stored model), read once the site's queued
+        increments have landed."""
         writes = self.writes
         assert writes is not None  # a store's reads go through its writer
         writes.before_load(site)  # back before its increments were written: they land first
         try:
-            model = self.store.load(site) if whole else self._load(site)
+            model = self.store.load(site)
         except StoreUnavailableError as exc:
             writes.went_down(exc)
             return False, None
         writes.answered()
         return True, model
-
-    def _load(self, site: str) -> SiteModel | None:
-        """A site's stored model; without its n-gram tables when no page's labels read them.
-
-        Only a page's lesson is added to the tables then, and it goes to the
-        site's delta too, which the store adds up: the model in memory need not
-        hold them. In a crawl of more sites at once than fit ``max_cache_bytes``
-        a site is evicted and loaded again every few pages, and decoding and
-        merging its tables (and its log's) was most of what that cost; without
-        them, its model is a quarter of the memory, so fewer sites are evicted.
-        A site some process supervised votes with them (``SiteLearner.apply``).
-        """
-        model = self.store.load(site, ngrams=self.scores_text)
-        if model is not None and not model.ngrams and self.learner.vote and model.supervised:
-            model = self.store.load(site)
-        return model
 
     def _release(self, site: str) -> list[Released]:
         """Learn every held page of the site, then label each with the model learned from all."""
@@ -358,20 +302,11 @@ class Declutter:
         state.nbytes = nbytes
 
     def _enqueue(self, state: _SiteState) -> None:
-        """Move a site's increments to the write queue (the model keeps them).
-
-        A fresh site's increments are its whole model: a snapshot of it is
-        queued (it shares the model's n-gram arrays, which learning replaces
-        and never changes in place), to replace what the store holds. Unless
-        pages' labels read them (``scores_text``), the model then lets its
-        n-gram tables go, as a site loaded again does (``_load``): its delta
-        trains them from now on.
-        """
+        """Move a site's increments to the write queue (the model keeps them); a fresh site's
+        are its whole model, whose snapshot replaces what the store holds."""
         if not state.unsaved or self.writes is None:
             return
         fresh = state.delta is None
         self.writes.add(state.model.snapshot() if fresh else state.delta, replaces=fresh)
-        if fresh and not self.scores_text:  # the snapshot takes the tables to the store
-            state.model.drop_ngrams()
         state.delta, state.unsaved = SiteModel(site=state.model.site), 0
         self._measure(state)

@@ -44,9 +44,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..blocks import BOILERPLATE, CONTENT, Block, SiteReason
-from .lessons import Lesson
 from .model import MAX_EXAMPLES, MIN_PAGES, MIN_TEMPLATE_PAGES, TEMPLATE_SHARE, SiteModel
-from .ngram import DISCARD, KEEP
+from .ngram import DISCARD, KEEP, prepare
 from .pagekeys import PageKeys, confidences, page_keys
 from .places import Places
 
@@ -63,9 +62,6 @@ MIN_EXAMPLES = 20
 MAX_TRAIN_CHARS = 6000
 #: The classifier overrules a generic label only with this many bits of log-odds per character.
 VOTE_BITS_PER_CHAR = 2.0
-#: Whether a vote may also turn a generic boilerplate label into content (recall), or
-#: only content into boilerplate (precision: site learning's job is removing chrome).
-VOTE_TO_CONTENT = True
 #: The classifier votes only on sites with user-labelled pages (see the module docstring).
 VOTE_NEEDS_SUPERVISION = True
 #: Whether structural keys make template (see ``places``).
@@ -161,9 +157,7 @@ class PageLesson:
 
     #: Its blocks' fingerprints, structural keys and places, and its containers.
     keys: PageKeys
-    #: The texts it teaches, per category (``ngram.KEEP``, ``ngram.DISCARD``), in order: lists
-    #: of strings, which the garbage collector does not walk, where a (category, text)
-    #: tuple per block was one more object for it while the page waited in its warm-up.
+    #: The texts it teaches, per category (``ngram.KEEP``, ``ngram.DISCARD``), in order.
     examples: dict[str, list[str]] = field(default_factory=lambda: {KEEP: [], DISCARD: []})
     template: int = 0
     #: Blocks the content container relabelled.
@@ -182,7 +176,6 @@ class SiteLearner:
                  confident_margin: float = CONFIDENT_MARGIN, min_examples: int = MIN_EXAMPLES,
                  vote: bool = True, cuts: Mapping[str, float] | None = None,
                  vote_bits: float = VOTE_BITS_PER_CHAR,
-                 vote_to_content: bool = VOTE_TO_CONTENT,
                  vote_needs_supervision: bool = VOTE_NEEDS_SUPERVISION,
                  structural: bool = STRUCTURAL, use_container: bool = USE_CONTAINER,
                  train: bool = True) -> None:
@@ -194,7 +187,6 @@ class SiteLearner:
         self.vote = vote
         self.cuts = dict(cuts or {})
         self.vote_bits = vote_bits
-        self.vote_to_content = vote_to_content
         self.vote_needs_supervision = vote_needs_supervision
         self.structural = structural
         self.use_container = use_container
@@ -362,7 +354,7 @@ class SiteLearner:
                     b.site_reason = settled_by
                     lesson.settled += 1
                 continue
-            if not (everywhere and (b.is_content or self.vote_to_content)):
+            if not everywhere:
                 continue
             taken.append(i)
             if not relabel:
@@ -413,13 +405,12 @@ class SiteLearner:
         """Add a page's lesson to models (the site's, and the delta waiting to be stored)."""
         if lesson.duplicate or not models:
             return
-        texts = Lesson.of(lesson.examples) if any(lesson.examples.values()) else None
+        texts = prepare(lesson.examples, models[0].classifier.order) \
+            if any(lesson.examples.values()) else None
         keys = lesson.keys
         samples = {**keys.samples, **_text_samples(keys, models[0])}
         for model in models:
             model.observe(keys.fingerprints, url, keys.structures, keys.containers, samples)
             model.supervised += lesson.supervised
-            # Without its n-gram tables (``SiteModel.ngrams``) a model counts the examples
-            # alone: its delta trains the tables.
             if texts is not None:
-                model.classifier.add_lesson(texts, tables=model.ngrams)
+                model.classifier.add(texts)

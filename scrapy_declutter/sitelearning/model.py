@@ -1,23 +1,16 @@
 """What is learned per site: block fingerprints, places, pages seen, and the n-gram classifier.
 
-A fingerprint is a hash of a block's normalised text (lower-cased, digit runs
-folded to ``0``, whitespace collapsed, so "© 2024" and "Page 3 of 12" match
-their siblings on other pages). Each is counted once per page. A fingerprint
-seen on at least ``TEMPLATE_SHARE`` of the site's pages, once the site has
-``MIN_PAGES`` pages, is part of the template: boilerplate. So is a
-*structural key* (``places.structure_key``: the block's tag/id/class path and
-its text with names folded too) on that share of pages. The *container* counts,
-per place (``places.containers``), the pages whose confident content it held.
-
-Memory is bounded per site, whatever the crawl's length:
-
-* fingerprints and structural keys: at most ``MAX_FINGERPRINTS`` each (the most frequent, newest
-  first among equals, survive an eviction), and every ``DECAY_AT`` pages all
-  counts and the page count are halved, so a redesign's new template reaches
-  the share within about ``DECAY_AT / 2`` pages;
-* URLs already counted: the last ``MAX_URLS`` (hashes), so re-crawling a page
-  does not count it twice;
-* the classifier: ``ngramlm.MAX_ENTRIES`` n-grams per class (pruned).
+A fingerprint (``fingerprints``) is counted once per page; one seen on at least
+``TEMPLATE_SHARE`` of the site's pages, once the site has ``MIN_PAGES`` pages, is
+template: boilerplate. So is a *structural key* (``places.structure_key``: the
+block's place and its text with names folded too) on that share of pages. The
+*container* counts, per place (``places.containers``), the pages whose confident
+content it held. Memory is bounded per site: at most ``MAX_FINGERPRINTS``
+fingerprints and structural keys each (the most frequent, newest first among
+equals, survive), all counts halved every ``DECAY_AT`` pages (a redesign's new
+template reaches the share within about ``DECAY_AT / 2`` pages), the last
+``MAX_URLS`` URL hashes (a re-crawled page is not counted twice), and
+``ngramlm.MAX_ENTRIES`` n-grams per class.
 
 A SiteModel also serves as a *delta*: the updates one process made since it
 last wrote, which a store adds to what it holds (``merge``), so concurrent
@@ -26,24 +19,19 @@ writers add up instead of overwriting each other.
 
 from __future__ import annotations
 
-import hashlib
-import re
 import time
 from dataclasses import dataclass, field
-from importlib import import_module
-from types import ModuleType
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from ..errors import ModelFormatError, ModelVersionError
-from .memo import Memo
-from .modelbytes import narrowest, pack, read
+from .fingerprints import hash_text
+from .modelbytes import narrowest, pack, unpack
 from .ngram import FORMAT_VERSION as NGRAM_FORMAT_VERSION
 from .ngram import NGramClassifier
 
-#: Largest decompressed site model accepted from a store: a model at every
-#: cap stores as about 0.5 MB of compressed JSON, a few MB inflated.
+#: Largest decompressed site model header accepted from a store.
 MAX_MODEL_BYTES = 8 * 1024 * 1024
 #: Share of the site's pages a fingerprint must be seen on to be template.
 TEMPLATE_SHARE = 0.5
@@ -64,11 +52,7 @@ EXAMPLE_CHARS = 200
 MAX_CONTAINERS = 64
 #: URL hashes remembered per site, so a re-crawled page is not counted twice.
 MAX_URLS = 4096
-#: Format version of ``to_bytes``; a newer one is refused on load.
-#: Version 2 added ``structures``, ``examples`` and ``containers``; a version-1 model
-#: loads with none and learns them from the pages that follow. Version 3 stores the
-#: tables as arrays of bytes (``modelbytes``) instead of compressed JSON; versions 1-2
-#: load unchanged.
+#: Format version of ``to_bytes`` (``modelbytes``); a newer one is refused on load.
 FORMAT_VERSION = 3
 FORMAT_NAME = "scrapy-declutter/site-model"
 
@@ -77,79 +61,9 @@ FORMAT_NAME = "scrapy-declutter/site-model"
 ENTRY_BYTES = 100
 MODEL_BYTES = 4096
 
-_DIGITS = re.compile(r"\d+")
-#: URLs and month names vary on a line the site prints on every page ("Archived on
-#: 3 March 2024 from http://..."): folded, such a line has one fingerprint.
-_URLS = re.compile(r"(?:https?://|www\.)\S+")
-_MONTHS = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
-                     r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b")
-HASH_MASK = (1 << 63) - 1  # fits SQLite INTEGER and JSON exactly
-#: Fingerprints of block texts up to ``CACHED_CHARS`` long are cached (``FINGERPRINT_CACHE``
-#: of them, a few MB, in a ``memo.Memo``): a site's template blocks (menus, footers,
-#: bylines) are short and recur on each of its pages.
-CACHED_CHARS = 256
-FINGERPRINT_CACHE = 1 << 15
-
-
-def python_normalise(text: str) -> str:
-    """Block text as fingerprints see it: lower case, URLs, month names and digit runs folded.
-
-    A URL becomes ``<url>``, an English month name or abbreviation ``<month>``,
-    a digit run ``0``; spaces are single. The reference of ``_fingerprint.normalise``,
-    and what runs without it.
-    """
-    text = text.lower()
-    if "http" in text or "www." in text:  # what every URL the pattern folds starts with
-        text = _URLS.sub("<url>", text)
-    return " ".join(_DIGITS.sub("0", _MONTHS.sub("<month>", text)).split())
-
-
-def hash_text(text: str) -> int:
-    """A 63-bit hash of a string (stable across processes, unlike ``hash``)."""
-    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-    return int.from_bytes(digest, "little") & HASH_MASK
-
-
-def python_fingerprint(text: str) -> int:
-    """The hash of the normalised text: the reference of ``_fingerprint.fingerprint``."""
-    return hash_text(python_normalise(text))
-
-
-try:  # by name, as ``counts`` loads ``_counts``: the import graph sees only .py modules
-    _compiled: ModuleType | None = import_module(f"{__package__}._fingerprint")
-except ImportError:  # built without a compiler: the regular expressions
-    _compiled = None
-#: ``normalise(text)``: ``python_normalise``, in one pass where the package was compiled.
-normalise: Callable[[str], str] = _compiled.normalise if _compiled else python_normalise
-_fingerprint: Callable[[str], int] = _compiled.fingerprint if _compiled else python_fingerprint
-
-
-#: The fingerprints of short texts (``CACHED_CHARS``) seen lately.
-_CACHED: Memo[str, int] = Memo(_fingerprint, FINGERPRINT_CACHE)
-
-
-def fingerprint(text: str) -> int:
-    """The 63-bit fingerprint of a block's text."""
-    if len(text) <= CACHED_CHARS:
-        return _CACHED(text)
-    return _fingerprint(text)
-
-
-def fingerprints(texts: Sequence[str]) -> list[int]:
-    """The fingerprints of a page's block texts, in order (``fingerprint`` inlined: a page
-    has a few hundred blocks, and a call is a tenth of what a cached one costs)."""
-    known, cached, uncached = _CACHED.values, _CACHED, _fingerprint
-    return [(known.get(text) or cached(text)) if len(text) <= CACHED_CHARS else uncached(text)
-            for text in texts]
-
-
-#: ``hash_text`` in C where compiled (the same hashes): a page's URL is hashed up to three
-#: times, and ``hashlib``'s object and digest cost more than the hash.
-_hash_text: Callable[[str], int] = _compiled.hash_text if _compiled else hash_text
-
 
 def url_hash(url: str) -> int:
-    return _hash_text(url)
+    return hash_text(url)
 
 
 def _capped(counts: dict[int, int]) -> dict[int, int]:
@@ -178,10 +92,6 @@ class SiteModel:
     classifier: NGramClassifier = field(default_factory=NGramClassifier)
     #: Pages labelled by the user (selector, markers): the classifier has true labels.
     supervised: int = 0
-    #: False: ``classifier`` lacks the n-gram tables (``from_bytes(..., ngrams=False)``,
-    #: ``drop_ngrams``) and does not train them, for a ``Declutter`` that never reads them
-    #: (the site's delta trains them); never stored whole. Not part of the stored form.
-    ngrams: bool = field(default=True, compare=False, repr=False)
     #: When a page was last learned (seconds since the epoch; 0: never), for ``sites show``.
     updated: float = field(default=0.0, compare=False)
 
@@ -259,7 +169,6 @@ class SiteModel:
             self.urls.pop(h, None)
             self.urls[h] = None
         self.classifier.merge(other.classifier)
-        self.ngrams = self.ngrams and other.ngrams
         self.bound()
         return self
 
@@ -280,43 +189,21 @@ class SiteModel:
         while len(self.urls) > MAX_URLS:
             del self.urls[next(iter(self.urls))]
 
-    def drop_ngrams(self) -> None:
-        """Let the n-gram tables go, as if read with ``ngrams=False`` (a snapshot took them)."""
-        self.classifier = self.classifier.without_tables()
-        self.ngrams = False
-
     def estimated_bytes(self) -> int:
         """Memory this model holds, estimated in O(1): what a cache of models is bounded by."""
         entries = len(self.fingerprints) + len(self.structures) + len(self.urls)
         return MODEL_BYTES + ENTRY_BYTES * entries + self.classifier.estimated_bytes()
 
-    def copy(self) -> "SiteModel":
-        return SiteModel.from_bytes(self.to_bytes())
-
     def snapshot(self) -> "SiteModel":
-        """This model as it stands, for a writer thread to serialise while this one learns on.
-
-        Its counts are copied (dicts of a few thousand ints) and its n-gram
-        arrays shared (``NGramClassifier.snapshot``): a fraction of a
-        millisecond where ``copy`` serialises the whole model.
-        """
+        """This model as it stands, for a writer thread to serialise while this one learns on:
+        its counts copied, its n-gram arrays shared (``NGramClassifier.snapshot``)."""
         return SiteModel(site=self.site, pages=self.pages, fingerprints=dict(self.fingerprints),
                          structures=dict(self.structures), containers=dict(self.containers),
                          urls=dict(self.urls), examples=dict(self.examples),
                          classifier=self.classifier.snapshot(), supervised=self.supervised,
-                         ngrams=self.ngrams, updated=self.updated)
+                         updated=self.updated)
 
     # -- data -------------------------------------------------------------------
-    def to_data(self) -> dict[str, Any]:
-        """The model as JSON-ready data, its n-gram tables as base64 (``NGramLM.to_data``)."""
-        return {
-            **self._header(),
-            "fingerprints": [[fp, n] for fp, n in self.fingerprints.items()],
-            "structures": [[k, n] for k, n in self.structures.items()],
-            "urls": list(self.urls),
-            "classifier": self.classifier.to_data(),
-        }
-
     def _header(self) -> dict[str, Any]:
         """What both forms hold as JSON: everything but the tables."""
         return {
@@ -332,8 +219,6 @@ class SiteModel:
 
     def to_bytes(self) -> bytes:
         """The stored form (``modelbytes``): the tables as arrays of bytes; plain data, never pickle."""
-        if not self.ngrams:  # stored whole, it would lose the site's tables
-            raise ValueError(f"the model of {self.site!r} is without its n-gram tables")
         arrays: dict[str, np.ndarray] = {}
         for name, counts in (("fingerprints", self.fingerprints), ("structures", self.structures)):
             arrays[name] = np.fromiter(counts.keys(), dtype="<i8", count=len(counts))
@@ -344,44 +229,37 @@ class SiteModel:
         return pack({**self._header(), "classifier": self.classifier.header()}, arrays)
 
     @classmethod
-    def from_data(cls, data: Any, arrays: Mapping[str, np.ndarray] | None = None, *,
-                  ngrams: bool = True) -> "SiteModel":
-        """A model from ``to_data`` (JSON-ready: versions 1-2 were stored so), or from a
-        stored form's header and ``arrays`` (``to_bytes``); ``ngrams``: the field's."""
-        if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
+    def from_bytes(cls, blob: bytes) -> "SiteModel":
+        """Read a stored model; anything but a well-formed one is a ModelFormatError, a newer
+        format a ModelVersionError."""
+        data, arrays = unpack(blob, MAX_MODEL_BYTES)
+        if data.get("format") != FORMAT_NAME:
             raise ModelFormatError("not a scrapy-declutter site model")
         version = data.get("version")
-        if not isinstance(version, int) or version < 1:
+        if not isinstance(version, int) or version < FORMAT_VERSION:
             raise ModelFormatError(f"bad site model version {version!r}")
         clf_version = (data.get("classifier") or {}).get("version", 0)
-        if version > FORMAT_VERSION or (isinstance(clf_version, int) and clf_version > NGRAM_FORMAT_VERSION):
-            raise ModelVersionError(f"site model format version {version} (classifier {clf_version}) "
-                                    f"is newer than this release reads ({FORMAT_VERSION}); upgrade "
-                                    "scrapy-declutter or use another store")
+        if version > FORMAT_VERSION or (isinstance(clf_version, int)
+                                        and clf_version > NGRAM_FORMAT_VERSION):
+            raise ModelVersionError(f"site model format version {version} (classifier "
+                                    f"{clf_version}) is newer than this release reads "
+                                    f"({FORMAT_VERSION}); upgrade scrapy-declutter or use "
+                                    "another store")
         try:
-            if arrays is None:
-                fingerprints = {int(fp): int(n) for fp, n in data["fingerprints"]}
-                structures = {int(k): int(n) for k, n in data.get("structures", ())}
-                urls = dict.fromkeys(int(h) for h in data["urls"])
-            else:  # ``tolist`` gives Python ints already: a site is loaded every few pages
-                fingerprints = dict(zip(arrays["fingerprints"].tolist(),
-                                        arrays["fingerprints_counts"].tolist()))
-                structures = dict(zip(arrays["structures"].tolist(),
-                                      arrays["structures_counts"].tolist()))
-                urls = dict.fromkeys(arrays["urls"].tolist())
             model = cls(
                 site=str(data["site"]),
                 pages=int(data["pages"]),
-                fingerprints=fingerprints,
-                structures=structures,
-                containers={str(k): int(n) for k, n in data.get("containers", ())[:MAX_CONTAINERS]},
-                urls=urls,
+                fingerprints=dict(zip(arrays["fingerprints"].tolist(),
+                                      arrays["fingerprints_counts"].tolist())),
+                structures=dict(zip(arrays["structures"].tolist(),
+                                    arrays["structures_counts"].tolist())),
+                containers={str(k): int(n) for k, n in data["containers"][:MAX_CONTAINERS]},
+                urls=dict.fromkeys(arrays["urls"].tolist()),
                 examples={int(k): str(t)[:EXAMPLE_CHARS]
-                          for k, t in data.get("examples", ())[:MAX_EXAMPLES]},
-                classifier=NGramClassifier.from_data(data["classifier"], arrays, tables=ngrams),
-                supervised=int(data.get("supervised", 0)),
-                ngrams=ngrams,
-                updated=float(data.get("updated", 0.0)),
+                          for k, t in data["examples"][:MAX_EXAMPLES]},
+                classifier=NGramClassifier.from_header(data["classifier"], arrays),
+                supervised=int(data["supervised"]),
+                updated=float(data["updated"]),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelFormatError(f"bad site model data: {exc!r}") from None
@@ -389,12 +267,6 @@ class SiteModel:
                 model.fingerprints, model.structures, model.containers)):
             raise ModelFormatError("bad site model data: negative counts")
         return model
-
-    @classmethod
-    def from_bytes(cls, blob: bytes, *, ngrams: bool = True) -> "SiteModel":
-        """Read a stored model (any format version); anything but a well-formed one is a
-        ModelFormatError. Decompression stops at ``MAX_MODEL_BYTES`` (``modelbytes.read``)."""
-        return cls.from_data(*read(blob, MAX_MODEL_BYTES), ngrams=ngrams)
 
     def template(self, threshold: float) -> list[dict[str, Any]]:
         """Fingerprints and structural keys on ``threshold`` pages, most pages first, with

@@ -2,28 +2,19 @@
 
 A page's block fingerprints, structural keys, places and content containers
 depend on its blocks and on the generic steps' labels only, never on what
-the site has learned. A page held in its site's warm-up (``warmup``) runs the
-site step twice, once when held (for its lesson alone) and once at release, on
-the same generic labels: computing these keys both times was a third of what
-site learning cost a crawl of 10-page sites.
-So the site step keeps them on the page, in the slot ``PAGE_KEYS``, and the
-second run reads them back.
-
-Where the package was compiled, ``_pagekeys`` runs the loops over the blocks
-(``python_page_keys`` is the reference it is tested against, and what runs
-without it): the same keys, in the same order.
+the site has learned, so the site step keeps them on the page (the slot
+``PAGE_KEYS``): a page held in its site's warm-up is labelled twice, when held
+(for its lesson) and at release, and reads them back the second time.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib import import_module
-from types import ModuleType
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..blocks import CONTENT
 from ..page import Slot
-from .model import fingerprints
+from .fingerprints import fingerprints
 from .places import Places, containers, folded_hash, keyed_at
 
 if TYPE_CHECKING:
@@ -78,12 +69,6 @@ class PageKeys:
 PAGE_KEYS: Slot[PageKeys] = Slot("site learning keys")
 
 
-try:  # by name, as ``model`` loads ``_fingerprint``: the import graph sees only .py modules
-    _compiled: ModuleType | None = import_module(f"{__package__}._pagekeys")
-except ImportError:  # built without a compiler: the loops below
-    _compiled = None
-
-
 def confidences(blocks: Sequence["Block"], cuts: Mapping[str, float]) -> list[float]:
     """How sure the generic steps were of each block's label: how far its score is past its
     step's cut (``cuts[step]``, else ``DEFAULT_CUT``: a probability-like score), on the side
@@ -92,20 +77,10 @@ def confidences(blocks: Sequence["Block"], cuts: Mapping[str, float]) -> list[fl
             else cuts.get(b.step or "", DEFAULT_CUT) - b.score for b in blocks]
 
 
-def page_keys(page: "Page", *, structural: bool, cuts: dict[str, float],
+def page_keys(page: "Page", *, structural: bool, cuts: Mapping[str, float],
               confident: float) -> PageKeys:
     """The page's keys; ``cuts``: the steps' cuts (``confidences``), ``confident`` the least
-    confidence that makes a label sure (``python_page_keys``, in C where compiled)."""
-    if _compiled is None:
-        return python_page_keys(page, structural=structural, cuts=cuts, confident=confident)
-    places = Places(page.blocks)
-    return PageKeys(places, *_compiled.page_key_lists(page.blocks, cuts, confident, structural,
-                                                      places._memo))
-
-
-def python_page_keys(page: "Page", *, structural: bool, cuts: dict[str, float],
-                     confident: float) -> PageKeys:
-    """``page_keys`` in Python: the reference of ``_pagekeys.page_key_lists``.
+    confidence that makes a label sure.
 
     A block gets a structural key when it is a line of words (a byline, a
     banner), not a menu (the generic steps see those), and its text names

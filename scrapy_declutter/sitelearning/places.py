@@ -14,25 +14,15 @@ Two rules read places:
   the text the generic steps were sure of; the site's is the deepest such
   place on most of its pages (a page's deepest is often its own
   ``section#classes``, one level below the site's ``div.body``).
-
-Ancestors are shared between the blocks under one element (``segment``
-builds each lineage once), so a page's paths are built once per element, by
-identity, and only for the blocks a rule asks about: a block whose text
-names nobody has no structural key (its fingerprint already says all a
-structural key would), and sides of a container are asked only on sites that
-have one.
 """
 
 from __future__ import annotations
 
 import re
-from importlib import import_module
-from types import ModuleType
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ..blocks import Ancestor
-from .memo import Memo
-from .model import FINGERPRINT_CACHE, HASH_MASK, fingerprint, hash_text, normalise
+from .fingerprints import HASH_MASK, fingerprint, hash_text, normalise, remembered
 
 if TYPE_CHECKING:
     from ..blocks import Block
@@ -58,14 +48,10 @@ def describe(a: Ancestor) -> str:
     """``tag#id.class.class`` of one element, normalised (``div#post-0.entry``)."""
     if not a.id and not a.classes:  # most blocks' own element (p, li, td): no lookup
         return a.tag
-    return _NAMED(a)
+    return _named(a)
 
 
-def _named(a: Ancestor) -> str:
-    return normalise(a.selector)
-
-
-_NAMED: Memo[Ancestor, str] = Memo(_named, 4096)
+_named = remembered(lambda a: normalise(a.selector), 4096)
 
 
 class Places:
@@ -127,50 +113,15 @@ class Places:
         return path == container or path.startswith(container + "/")
 
 
-def python_names_someone(text: str) -> bool:
-    """Whether ``_NAMES`` finds a name in the text: the reference of ``_fingerprint.names_someone``,
-    and what runs without it. A text all lower case after its first letter has no capital
-    to start a name, and most texts stop at that test, in C, before the expression."""
-    return not text[1:].islower() and _NAMES.search(text) is not None
-
-
-try:  # by name, as ``model`` loads it: the import graph sees only .py modules
-    _compiled: ModuleType | None = import_module(f"{__package__}._fingerprint")
-except ImportError:  # built without a compiler: the regular expression
-    _compiled = None
-#: ``names_someone(text)``: ``python_names_someone``, in one pass where the package was compiled.
-names_someone: Callable[[str], bool] = (_compiled.names_someone if _compiled
-                                        else python_names_someone)
-
-
-def python_fold_names(text: str) -> str:
-    """The text with the names ``_NAMES`` finds folded to ``<name>``: the reference of
-    ``_fingerprint.fold_names``, and what runs without it."""
-    return _NAMES.sub(r"\1<name>", text)
-
-
-#: ``fold_names(text)``: ``python_fold_names``, in one scan where the package was compiled.
-fold_names: Callable[[str], str] = _compiled.fold_names if _compiled else python_fold_names
-
-
 def folded_hash(text: str) -> int:
-    """Hash of the text with names folded too; 0 when it names nobody or is too long.
-
-    Such a text has a fingerprint that says the same, and a structural key
-    (the fingerprint at one place) could only be stricter than it. Whether a
-    text names someone is a scan of it (``names_someone``), cheaper than the
-    memo's look-up, which hashes the text: only the texts that do are memoised.
-    """
-    if len(text) > STRUCTURE_MAX_CHARS or not names_someone(text):
+    """Hash of the text with names folded too; 0 when it names nobody or is too long: its
+    fingerprint then says all a structural key (the text at one place) could."""
+    if len(text) > STRUCTURE_MAX_CHARS or text[1:].islower() or _NAMES.search(text) is None:
         return 0
-    return _FOLDED(text)
+    return _folded(text)
 
 
-def _folded(text: str) -> int:
-    return fingerprint(fold_names(text))
-
-
-_FOLDED: Memo[str, int] = Memo(_folded, FINGERPRINT_CACHE)
+_folded = remembered(lambda text: fingerprint(_NAMES.sub(r"\1<name>", text)))
 
 
 def structure_key(path: str, text: str) -> int:
@@ -185,10 +136,10 @@ def structure_key(path: str, text: str) -> int:
 
 def keyed_at(path: str, folded: int) -> int:
     """``structure_key`` of a text whose ``folded_hash`` is ``folded`` (not 0)."""
-    return ((_PATH_HASHES(path) * _MIX) ^ folded) & HASH_MASK or 1
+    return ((_path_hash(path) * _MIX) ^ folded) & HASH_MASK or 1
 
 
-_PATH_HASHES: Memo[str, int] = Memo(hash_text, FINGERPRINT_CACHE)
+_path_hash = remembered(hash_text)
 
 
 def containers(places: Places, weights: Sequence[int], *, share: float,

@@ -73,11 +73,6 @@ class SiteStep(Step):
         page.put(SITE_LESSON, lesson)
         return lesson
 
-    @property
-    def reads_tree(self) -> bool:
-        """Whether labelling a page reads its parsed tree (the user's selector or markers)."""
-        return bool(self.content_selector or self.markers)
-
     def __repr__(self) -> str:
         return f"SiteStep(content_selector={self.content_selector!r}, markers={self.markers!r})"
 

@@ -11,14 +11,10 @@ learned, in any order (the model's counts are sums), and the site step
 labels each held page with the model learned from all of them. Pages after
 the warm-up use the model as it stands, as before.
 
-Held pages keep their blocks in memory, so the number held across all sites
-is bounded (``max_held``): past it, the site whose warm-up began first is
-released early with what its pages taught so far. That keeps a broad crawl of
-many sites at one time to a fixed memory cost, at the price of order
-independence for those sites only. A held page also keeps its parsed tree
-only when its release will read it (``HeldPage.drop_tree``): a tree is most
-of a held page's memory (1-2 MB for a typical news page, against some
-50 KB of blocks).
+Held pages keep their blocks and trees in memory, so the number held across
+all sites is bounded (``max_held``): past it, the site whose warm-up began
+first is released early with what its pages taught so far, at the price of
+order independence for that site only.
 """
 
 from __future__ import annotations
@@ -27,16 +23,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..api import result_of
-from ..limits import empty_root
 
 if TYPE_CHECKING:
     from ..page import Page
     from ..result import Result, SiteDecisions
     from .learner import PageLesson
 
-#: Pages held across all sites. A held page that keeps its parsed tree holds
-#: 1-5 MB (1.9 MB on average on wcxb-dev), one without it some 50 KB; 64 leave
-#: room for 8 sites warming up at once.
+#: Pages held across all sites (a held page keeps its parsed tree: 1-5 MB).
 MAX_HELD_PAGES = 64
 
 
@@ -56,34 +49,9 @@ class HeldPage:
     page: Page
     lesson: PageLesson
 
-    def drop_tree(self) -> None:
-        """Let the page's parsed tree go while the page waits for its site's warm-up to end.
-
-        Safe when nothing at release reads the tree: labelling the page runs the
-        site step, which reads blocks (their text, labels and the page's lesson)
-        and the tree only for the user's labels (a content selector or
-        markers, so ``Declutter`` keeps the tree then); the Result's text,
-        blocks, title and language come from the page, not the tree. Only
-        ``Result.metadata`` reads the tree (``root``), so the caller says
-        whether it will (the Scrapy components: when ``DECLUTTER_METADATA_FIELDS``
-        asks for metadata). Without it, metadata has what the blocks and the
-        page give, as for any Result without a ``root``.
-        The page gets an empty tree in its place (its type stays a tree), and
-        its Result (``result``) has ``root=None``.
-        """
-        self.page.root = _NO_TREE
-
     def result(self, extractor: str, site_learning: SiteDecisions | None = None) -> Result:
-        """The page's Result as its labels stand; no ``root`` if its tree was let go."""
-        result = result_of(self.page, extractor, site_learning=site_learning)
-        if self.page.root is _NO_TREE:
-            result.root = None
-        return result
-
-
-#: What a held page that let its tree go holds instead: one shared empty ``<html/>``
-#: (nothing reads it, see ``HeldPage.drop_tree``; a Page never mutates its tree).
-_NO_TREE = empty_root()
+        """The page's Result as its labels stand."""
+        return result_of(self.page, extractor, site_learning=site_learning)
 
 
 class WarmUps:

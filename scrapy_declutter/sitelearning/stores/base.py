@@ -64,24 +64,19 @@ class SiteStore(ABC):
     def close(self) -> None:
         """Release connections; the store is unusable afterwards."""
 
-    def load(self, site: str, *, ngrams: bool = True) -> SiteModel | None:
-        """The stored model of ``site``; None when absent, corrupt (logged) or too new (logged).
-
-        ``ngrams=False``: without the classifier's n-gram tables (``SiteModel.ngrams``),
-        for a reader that never scores text with them: decoding and merging the tables
-        of the model and its log was most of what a load cost.
-        """
+    def load(self, site: str) -> SiteModel | None:
+        """The stored model of ``site``; None when absent, corrupt (logged) or too new (logged)."""
         blob, log = self._read(site)
-        return self.combine(site, blob, log, ngrams=ngrams)[0]
+        return self.combine(site, blob, log)[0]
 
-    def combine(self, site: str, blob: bytes | None, log: Iterable[bytes], *,
-                ngrams: bool = True) -> tuple[SiteModel | None, bool]:
+    def combine(self, site: str, blob: bytes | None,
+                log: Iterable[bytes]) -> tuple[SiteModel | None, bool]:
         """(stored model with its log merged in or None, whether the model bytes may be
         overwritten). A corrupt or too new delta is logged and skipped."""
-        model, writable = self.decode(site, blob, ngrams=ngrams)
+        model, writable = self.decode(site, blob)
         for raw in log:
             try:
-                delta = SiteModel.from_bytes(raw, ngrams=ngrams)
+                delta = SiteModel.from_bytes(raw)
             except (ModelFormatError, ModelVersionError) as exc:
                 logger.error("an increment of the site model for %r in %s is unreadable and "
                              "skipped: %s", site, self.uri, exc)
@@ -89,13 +84,12 @@ class SiteStore(ABC):
             model = delta if model is None else model.merge(delta)
         return model, writable
 
-    def decode(self, site: str, blob: bytes | None, *,
-               ngrams: bool = True) -> tuple[SiteModel | None, bool]:
+    def decode(self, site: str, blob: bytes | None) -> tuple[SiteModel | None, bool]:
         """(model or None, whether the stored bytes may be overwritten)."""
         if blob is None:
             return None, True
         try:
-            return SiteModel.from_bytes(blob, ngrams=ngrams), True
+            return SiteModel.from_bytes(blob), True
         except ModelVersionError as exc:
             logger.error("site model for %r in %s left untouched: %s", site, self.uri, exc)
             return None, False

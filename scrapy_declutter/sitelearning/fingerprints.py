@@ -1,0 +1,76 @@
+"""Block fingerprints: a stable hash of a block's text as it repeats across a site's pages.
+
+The text is normalised first (lower case, URLs, English month names and digit runs
+folded, spaces collapsed), so "© 2024" and "Page 3 of 12" match their siblings on
+other pages. Hashes are blake2b (``hashlib``), 63 bits so they fit SQLite INTEGER
+and JSON exactly; site models in stores hold them, so they never change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Callable, Hashable, Sequence, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+HASH_MASK = (1 << 63) - 1
+#: Fingerprints of texts up to this long are remembered: a site's template blocks (menus,
+#: footers, bylines) are short and recur on each of its pages.
+CACHED_CHARS = 256
+#: Entries each memo of site learning holds before it is emptied.
+MEMO_SIZE = 1 << 15
+
+_DIGITS = re.compile(r"\d+")
+_URLS = re.compile(r"(?:https?://|www\.)\S+")
+_MONTHS = re.compile(r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|"
+                     r"aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b")
+
+
+def remembered(function: Callable[[K], V], size: int = MEMO_SIZE) -> Callable[[K], V]:
+    """``function`` with its results kept in a plain dict, emptied when full: unlike
+    ``functools.lru_cache`` it holds no object the garbage collector walks."""
+    values: dict[K, V] = {}
+
+    def cached(key: K) -> V:
+        value = values.get(key)
+        if value is None:
+            if len(values) >= size:
+                values.clear()
+            value = values[key] = function(key)
+        return value
+
+    return cached
+
+
+def normalise(text: str) -> str:
+    """Block text as fingerprints see it: lower case, a URL ``<url>``, an English month name
+    or abbreviation ``<month>``, a digit run ``0``, single spaces."""
+    text = text.lower()
+    if "http" in text or "www." in text:  # what every URL the pattern folds starts with
+        text = _URLS.sub("<url>", text)
+    return " ".join(_DIGITS.sub("0", _MONTHS.sub("<month>", text)).split())
+
+
+def hash_text(text: str) -> int:
+    """A 63-bit hash of a string (stable across processes, unlike ``hash``)."""
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "little") & HASH_MASK
+
+
+def _fingerprint(text: str) -> int:
+    return hash_text(normalise(text))
+
+
+_cached_fingerprint = remembered(_fingerprint)
+
+
+def fingerprint(text: str) -> int:
+    """The 63-bit fingerprint of a block's text."""
+    return _cached_fingerprint(text) if len(text) <= CACHED_CHARS else _fingerprint(text)
+
+
+def fingerprints(texts: Sequence[str]) -> list[int]:
+    """The fingerprints of a page's block texts, in order."""
+    return [fingerprint(text) for text in texts]
