@@ -78,4 +78,3 @@ def test_unsure_kept_blocks_far_outside_the_container_become_boilerplate():
     assert SiteLearner().apply(unsure(page_with_rail(9), 0.95), model).settled == 0
     young = SiteModel("news.example", pages=4, containers={"/html/body/div#page/div#main": 4})
     assert SiteLearner().apply(unsure(page_with_rail(9)), young).settled == 0
-    assert SiteLearner(use_container=False).apply(unsure(page_with_rail(9)), model).settled == 0

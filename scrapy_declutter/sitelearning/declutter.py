@@ -1,18 +1,12 @@
 """``Declutter``: extraction that learns each site as it goes.
 
-One object per crawl (or per thread). Per page: load the site's model, run the
-chain (the generic extractor's steps, then the site step: ``step``, ``learner``),
-learn from the page, and write the site's increments when due. Models live in a
-store (``memory:``, ``sqlite:///...``, ``redis://...``); this object keeps the
-models of recent sites in memory, as many as fit in ``max_cache_bytes``
-(``SiteModel.estimated_bytes``, so a few big models or thousands of small ones
-cannot take any amount of memory). A site's increments (its delta) are queued
-after ``flush_every`` of its pages, when it leaves memory and on ``close()``, and
-appended to the sites' logs in the store by ``writes`` (on a thread of their own
-with ``write_behind=True``), so several processes sharing a store add up their
-counts. A site kept in memory does not see other processes' counts until it is
-loaded again. When the store cannot be reached, pages of sites not already in
-memory get plain generic extraction, and increments wait until it answers.
+Per page: load the site's model, run the chain (the generic steps, then the site
+step), learn from the page, and write the site's increments (its delta) when due.
+Models of recent sites stay in memory up to ``max_cache_bytes``
+(``SiteModel.estimated_bytes``); deltas go to the store after ``flush_every``
+pages of a site, when it leaves memory and on ``close()`` (``writes``), so
+processes sharing a store add up their counts. When the store cannot be reached,
+pages of sites not in memory get generic extraction until it answers again.
 """
 
 from __future__ import annotations
@@ -28,7 +22,7 @@ from ..page import Page
 from ..registry import Extractor, build_extractor
 from ..result import Result, SiteDecisions
 from ..sitekey import site_key_function
-from .learner import SiteLearner
+from .learner import PageLesson, SiteLearner
 from .model import SiteModel
 from .ngramstep import NGramStep
 from .step import SITE_LESSON, SITE_MODEL, SiteStep
@@ -50,9 +44,8 @@ RETRY_AFTER = 10.0
 @dataclass
 class _SiteState:
     model: SiteModel  # what this process knows: the stored model plus its own increments
-    #: Its increments since the last write. None while the site is fresh (the store had
-    #: no usable model): the first write replaces the stored model with the whole model,
-    #: so a delta would be a second copy of it, and in a broad crawl most sites are fresh.
+    #: Its increments since the last write; None while the site is fresh (no stored model):
+    #: its first write is the whole model, of which a delta would be a second copy.
     delta: SiteModel | None
     unsaved: int = 0
     nbytes: int = 0  # estimated memory of model and delta
@@ -63,20 +56,20 @@ class _SiteState:
         return (self.model,) if self.delta is None else (self.model, self.delta)
 
 
+def _decisions(model: SiteModel, lesson: PageLesson) -> SiteDecisions:
+    """What site learning did on a page, with the model as it was when it labelled the page."""
+    return SiteDecisions(model.pages, lesson.template, lesson.voted, lesson.supervised,
+                         lesson.settled)
+
+
 class Declutter:
     """Stateful extraction: ``extract()`` with per-site learning.
 
-    ``site_key`` maps a URL to its site: a callable, or ``"host"`` (the
-    default: host without ``www.``), ``"domain"``, ``"fixed:NAME"`` or an
-    import path (see ``sitekey``).
-    ``content_selector`` (CSS or XPath) or ``markers=True`` give supervised
-    labels on the pages they match. ``learn=False`` uses the store's models
-    without updating them.
-
-    ``warmup=K`` holds each new site's first K pages and labels them together
-    (see ``warmup``): use ``submit()``, which returns the results its page
-    releases, and ``release()`` at the end of input. ``extract()`` never holds.
-    """
+    ``site_key``: a callable, or ``"host"`` (the default), ``"domain"``, ``"fixed:NAME"``
+    or an import path (``sitekey``). ``content_selector`` or ``markers=True`` label the
+    pages they match; ``learn=False`` reads the store's models without updating them.
+    ``warmup=K`` holds each new site's first K pages and labels them together: use
+    ``submit()`` and, at the end of input, ``release()``; ``extract()`` never holds."""
 
     def __init__(self, extractor: str = "default", store: "str | SiteStore" = "memory:",
                  site_learning: bool = True,
@@ -86,7 +79,7 @@ class Declutter:
                  learner: SiteLearner | None = None, retry_after: float = RETRY_AFTER,
                  warmup: int = 0, max_held: int = MAX_HELD_PAGES,
                  log: "logging.Logger | logging.LoggerAdapter[Any] | None" = None,
-                 max_cache_bytes: int = MAX_CACHE_BYTES, write_behind: bool = False) -> None:
+                 max_cache_bytes: int = MAX_CACHE_BYTES) -> None:
         self.extractor = extractor
         chain = build_extractor(extractor)
         self.site_learning = site_learning
@@ -94,8 +87,7 @@ class Declutter:
         self.learn = learn
         self.flush_every = max(1, flush_every)
         self.max_cache_bytes = max_cache_bytes
-        # A chain with seed 000's n-gram filter (density+ngram) votes there, not in the site step;
-        # the site step votes on supervised sites only: elsewhere nothing reads the classifier.
+        # Seed 000's n-gram filter votes in its own step; the site step on supervised sites only.
         vote = not any(isinstance(s, NGramStep) for s in chain.steps)
         supervised = bool(content_selector or markers)
         self.learner = learner or SiteLearner(vote=vote, train=not vote or supervised)
@@ -106,15 +98,13 @@ class Declutter:
             chain = Extractor(extractor, [*chain.steps, self.site_step])
         self.chain = chain
         self.warmups = WarmUps(warmup, max_held)
-        #: Where the one INFO line per site at the end of its warm-up goes (the spider's logger).
-        self.log = log or logger
+        self.log = log or logger  # the spider's, in a crawl
         self.store = open_store(store) if site_learning else None
         self._sites: OrderedDict[str, _SiteState] = OrderedDict()
         self._cached_bytes = 0
-        self.writes = (StoreWrites(self.store, retry_after=retry_after, write_behind=write_behind)
+        self.writes = (StoreWrites(self.store, retry_after=retry_after)
                        if self.store is not None else None)
 
-    # -- public -----------------------------------------------------------------
     def extract(self, html: str | bytes, url: str | None = None, *,
                 content_type: str | None = None) -> Result:
         """Parse a page and extract it with (and into) its site's model."""
@@ -122,18 +112,13 @@ class Declutter:
 
     def extract_page(self, page: Page) -> Result:
         """Extract an already parsed page (the Scrapy middleware's entry point)."""
-        if self.site_key is not None:
-            page.site = self.site_key(page.url) or ""
-        state = self._state(page.site) if self.site_learning and page.site else None
+        state = self._page_state(page)
         page.put(SITE_MODEL, state.model if state is not None else None)
         self.chain.run(page)
         lesson = page.get(SITE_LESSON)
         if state is None or lesson is None:
             return result_of(page, self.extractor)
-        # Before learning: what the model was when it labelled the page.
-        decisions = SiteDecisions(state.model.pages, lesson.template, lesson.voted,
-                                  lesson.supervised, lesson.settled)
-        result = result_of(page, self.extractor, site_learning=decisions)
+        result = result_of(page, self.extractor, site_learning=_decisions(state.model, lesson))
         if self.learn and not state.model.seen_url(page.url):
             self.learner.learn(state.learners, lesson, page.url)
             self._learned(state)
@@ -141,26 +126,18 @@ class Declutter:
 
     def submit(self, html: str | bytes, url: str | None = None, *, key: object = None,
                content_type: str | None = None) -> list[Released]:
-        """Parse a page and extract it, holding it while its site warms up (``warmup=K``).
-
-        Returns the results this page releases, each with the ``key`` it was
-        submitted under (default: its URL): none while the page is held, the
-        site's K results when it completes the warm-up (or the oldest
-        warm-up's, past ``max_held`` pages), else its own.
-        """
+        """Parse a page and extract it, holding it while its site warms up (``warmup=K``): the
+        results it releases (none while held), each with its ``key`` (default: its URL)."""
         return self.submit_page(Page.from_html(html, url, content_type=content_type), key=key)
 
     def submit_page(self, page: Page, *, key: object = None) -> list[Released]:
         """``submit()`` for an already parsed page."""
         key = page.url if key is None else key
-        if self.site_key is not None:
-            page.site = self.site_key(page.url) or ""
-        state = self._state(page.site) if self.site_learning and page.site else None
+        state = self._page_state(page)
         if state is None or not page.blocks or not self.warmups.wants(page.site,
                                                                       state.model.pages):
             return [Released(key, self.extract_page(page))]
-        # Its lesson read with the model as the warm-up found it, learned from only at release,
-        # when the page is labelled.
+        # Its lesson read with the model as the warm-up found it, learned at release.
         page.put(SITE_MODEL, state.model)
         self.generic.run(page)
         lesson = self.site_step.lesson(page)
@@ -208,7 +185,13 @@ class Declutter:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- internals --------------------------------------------------------------
+    def _page_state(self, page: Page) -> _SiteState | None:
+        """The state of the page's site, which ``site_key`` names when given (``page.site``'s
+        one writer after parsing); None without site learning for it."""
+        if self.site_key is not None:
+            page.site = self.site_key(page.url) or ""
+        return self._state(page.site) if self.site_learning and page.site else None
+
     def _state(self, site: str) -> _SiteState | None:
         state = self._sites.get(site)
         if state is not None:
@@ -246,7 +229,7 @@ class Declutter:
         held = self.warmups.take(site)
         state = self._state(site)
         if state is None:  # the store went down meanwhile: the generic labels stand
-            return [Released(h.key, h.result(self.extractor)) for h in held]
+            return [Released(h.key, result_of(h.page, self.extractor)) for h in held]
         for h in held:
             if self.learn and not state.model.seen_url(h.page.url):
                 self.learner.learn(state.learners, h.lesson, h.page.url)
@@ -256,27 +239,10 @@ class Declutter:
             page = h.page
             page.put(SITE_MODEL, state.model)
             self.site_step.process(page)
-            lesson = page.get(SITE_LESSON)
-            decisions = SiteDecisions(state.model.pages, lesson.template, lesson.voted,
-                                      lesson.supervised, lesson.settled)
-            released.append(Released(h.key, h.result(self.extractor, decisions)))
-        self._say_what_was_learned(site, state.model, released)
+            decisions = _decisions(state.model, page.get(SITE_LESSON))
+            released.append(Released(h.key, result_of(page, self.extractor,
+                                                      site_learning=decisions)))
         return released
-
-    def _say_what_was_learned(self, site: str, model: SiteModel, released: list[Released]) -> None:
-        """One INFO line when a site's warm-up ends: what its model now holds and did."""
-        threshold = model.template_threshold(share=self.learner.template_share,
-                                             min_pages=self.learner.min_pages)
-        template = sum(n >= threshold for counts in (model.fingerprints, model.structures)
-                       for n in counts.values())
-        decided = [r.result.site_learning for r in released if r.result.site_learning]
-        self.log.info(
-            "site %s: warm-up done on %d pages; the model (%d pages) has %d template blocks, "
-            "which labelled %d blocks boilerplate on these pages; content container %s, which "
-            "settled %d unsure blocks; %d blocks relabelled by its n-gram classifier",
-            site, len(released), model.pages, template, sum(d.template for d in decided),
-            model.container(threshold) or "none", sum(d.settled for d in decided),
-            sum(d.voted for d in decided))
 
     def _learned(self, state: _SiteState) -> None:
         """After a page was learned: queue, write and evict as due."""
@@ -303,10 +269,12 @@ class Declutter:
 
     def _enqueue(self, state: _SiteState) -> None:
         """Move a site's increments to the write queue (the model keeps them); a fresh site's
-        are its whole model, whose snapshot replaces what the store holds."""
+        are its whole model, whose copy replaces what the store holds."""
         if not state.unsaved or self.writes is None:
             return
         fresh = state.delta is None
-        self.writes.add(state.model.snapshot() if fresh else state.delta, replaces=fresh)
+        # A copy of a fresh model, which goes on learning until the batch is written.
+        self.writes.add(SiteModel.from_bytes(state.model.to_bytes()) if fresh else state.delta,
+                        replaces=fresh)
         state.delta, state.unsaved = SiteModel(site=state.model.site), 0
         self._measure(state)

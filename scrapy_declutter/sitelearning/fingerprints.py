@@ -1,16 +1,15 @@
 """Block fingerprints: a stable hash of a block's text as it repeats across a site's pages.
 
-The text is normalised first (lower case, URLs, English month names and digit runs
-folded, spaces collapsed), so "© 2024" and "Page 3 of 12" match their siblings on
-other pages. Hashes are blake2b (``hashlib``), 63 bits so they fit SQLite INTEGER
-and JSON exactly; site models in stores hold them, so they never change.
+The text is normalised first ("© 2024", "Page 3 of 12" match their siblings on
+other pages); hashes are blake2b, 63 bits (SQLite INTEGER, JSON), never changed:
+stores hold them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from typing import Callable, Hashable, Sequence, TypeVar
+from typing import Callable, Hashable, TypeVar
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -70,7 +69,3 @@ def fingerprint(text: str) -> int:
     """The 63-bit fingerprint of a block's text."""
     return _cached_fingerprint(text) if len(text) <= CACHED_CHARS else _fingerprint(text)
 
-
-def fingerprints(texts: Sequence[str]) -> list[int]:
-    """The fingerprints of a page's block texts, in order."""
-    return [fingerprint(text) for text in texts]

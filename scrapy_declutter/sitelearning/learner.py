@@ -1,40 +1,28 @@
 """How a site's model labels a page, and what the page teaches the model.
 
-The rules the site step (``step.SiteStep``) applies. Labels, in order of trust:
+The rules the site step applies, in order of trust:
 
-1. the user's supervision (a content selector or the seed's comment
-   markers), when the page offers it: it decides every block;
-2. the template: a block whose fingerprint, or whose structural key (its
-   place and its text with names folded too, ``places``), is on
-   ``TEMPLATE_SHARE`` of the site's pages is boilerplate, whatever the
-   generic steps said, unless the
-   page repeats it ``MAX_REPEATS_IN_PAGE`` times (list items), it is a
-   short table cell without links (a spec sheet's field names and values),
-   or it is a short title the generic steps kept over content; and it takes
-   no content from a near-copy, from a page it would strip of half its
-   content, or from a page with under ``MIN_CONTENT_CHARS`` of content.
-   Content it takes must repeat on ``CONTENT_TEMPLATE_MIN_PAGES`` pages, with a
-   second signal (``SiteLearner._may_take``);
-3. the content container (``places.container``), on a page whose generic
-   content is mostly in it: a block the generic steps kept without
-   confidence (score within ``ambiguous_margin`` of the cut) outside the
-   container's parent is boilerplate, unless it is a heading or longer
-   than ``CONTAINER_MAX_CHARS`` (a title or lead set above the body);
-4. the per-site n-gram classifier, for the blocks the generic steps left
-   ambiguous (their score within ``ambiguous_margin`` of the step's cut) once
-   it has ``min_examples`` blocks of each class, with at least
-   ``vote_bits`` bits of log-odds per character, and (by default) only on
-   sites the user supervised: trained on self-supervised labels alone, its
-   votes removed good content (code samples, product lists) as often as chrome;
+1. the user's supervision (a content selector or the seed's comment markers)
+   decides every block of a page that offers it;
+2. the template: a block whose fingerprint or structural key (``places``) is on
+   ``TEMPLATE_SHARE`` of the site's pages is boilerplate, but for list items
+   (``MAX_REPEATS_IN_PAGE``), spec-sheet cells and a short title kept over
+   content; it takes no content from a near-copy, from a page it would strip of
+   ``MAX_TEMPLATE_CUT`` of its content or with under ``MIN_CONTENT_CHARS``, and
+   content only with a second signal (``SiteLearner._may_take``);
+3. the content container, on a page whose content is mostly in it: an unsure
+   kept block outside the container's parent is boilerplate, but for headings
+   and blocks over ``CONTAINER_MAX_CHARS`` (a title or lead above the body);
+4. the per-site n-gram classifier, on the ambiguous blocks (score within
+   ``ambiguous_margin`` of the cut), with ``vote_bits`` bits a character, and by
+   default only on supervised sites: on self-supervised labels alone its votes
+   removed good content as often as chrome;
 5. otherwise the generic steps' label stands.
 
-What trains the classifier, where something votes with it (``train``: the
-seed's chain, supervised sites): supervised blocks, template blocks (discard),
-and blocks the generic steps decided with confidence (score at least
-``confident_margin`` past the cut, on the side of their label). Everything is
-decided from the model as it was *before* the page, then the page is learned.
-A page teaches its site every place that holds ``pagekeys.CONTAINER_SHARE`` of the
-characters the generic steps kept with confidence.
+Where something votes with the classifier (``train``: the seed's chain,
+supervised sites), it learns the supervised blocks, the template (discard) and
+the blocks the generic steps decided with ``confident_margin``. Everything is
+decided from the model as it was before the page; then the page is learned.
 """
 
 from __future__ import annotations
@@ -46,7 +34,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 from ..blocks import BOILERPLATE, CONTENT, Block, SiteReason
 from .model import MAX_EXAMPLES, MIN_PAGES, MIN_TEMPLATE_PAGES, TEMPLATE_SHARE, SiteModel
 from .ngram import DISCARD, KEEP, prepare
-from .pagekeys import PageKeys, confidences, page_keys
+from .pagekeys import PageKeys, page_keys
 from .places import Places
 
 if TYPE_CHECKING:
@@ -64,44 +52,29 @@ MAX_TRAIN_CHARS = 6000
 VOTE_BITS_PER_CHAR = 2.0
 #: The classifier votes only on sites with user-labelled pages (see the module docstring).
 VOTE_NEEDS_SUPERVISION = True
-#: Whether structural keys make template (see ``places``).
-STRUCTURAL = True
-#: Whether the learned content container settles ambiguous blocks (rule 3).
-USE_CONTAINER = True
-#: The template never takes more than this share of a page's content characters. A page
-#: that would lose more is a near-copy of pages already seen, or one whose content is text
-#: the site repeats (eBay item pages whose only text is the shared shipping and returns
-#: policy lost 0.42 F1 at 0.7): it is left as the generic steps labelled it.
+#: The template never takes more than this share of a page's content characters: a page
+#: that would lose more is a near-copy, or its content is text the site repeats.
 MAX_TEMPLATE_CUT = 0.5
-#: A page whose generic content is shorter than this keeps it all: with a dozen words
-#: kept, each template block the site repeats there ("Table of Contents" on the
-#: Valgrind manual's FAQ page, whose ground truth has 21 words) is a large share of
-#: the page's F1. No wcxb-dev figure changes with it.
+#: A page whose generic content is shorter than this keeps it all: each template block is
+#: a large share of so little.
 MIN_CONTENT_CHARS = 200
 #: A fingerprint on this many blocks of one page is list items, never template.
 MAX_REPEATS_IN_PAGE = 3
 #: Table and definition-list cells shorter than this, without links, are a spec sheet's
-#: field names and values ("Chipset", "NVIDIA", "2550 MHz"), shared by a site's
-#: product pages but content: never template.
+#: field names and values, shared by a site's product pages but content: never template.
 SPEC_CELL_MAX_CHARS = 40
 SPEC_CELL_TAGS = frozenset({"td", "th", "dt", "dd"})
-#: A template block of at most this many words, without links, that the generic steps
-#: kept right before content the template leaves is a repeated section title ("Table of
-#: Contents" on every index page of the Valgrind manual, "Specifications" on a shop's
-#: product pages): it stays. On tiny index pages that title was a tenth of the content.
+#: A template block of at most this many words, without links, kept right before content
+#: the template leaves is a repeated section title ("Specifications"): it stays.
 TITLE_MAX_WORDS = 6
-#: Pages a container must have been learned from before it settles anything: learned
-#: from two of ikea.com's pages, it cost a third page 0.18 F1 in wcxb-dev's first pass.
+#: Pages a container must have been learned from before it settles anything.
 CONTAINER_MIN_PAGES = 5
 #: The container settles a page's blocks only when it holds this share of the page's content.
 CONTAINER_PAGE_SHARE = 0.5
-
 #: The template takes a block the generic steps kept only when its text (or structural key)
-#: was on this many of the site's pages: two or three pages of a shop share its guarantees
-#: and product lists, which are the pages' content.
+#: was on this many pages: a few pages of a shop share product lists that are content.
 CONTENT_TEMPLATE_MIN_PAGES = 5
-#: A block with this link density or more is a link list: the template may take it from the
-#: content however sure the generic steps were of it.
+#: A block with this link density or more is a link list: the template may take it.
 LINK_LIST = 0.5
 #: Elements whose text the markup itself calls chrome.
 CHROME_TAGS = frozenset({"footer", "nav", "aside"})
@@ -177,7 +150,6 @@ class SiteLearner:
                  vote: bool = True, cuts: Mapping[str, float] | None = None,
                  vote_bits: float = VOTE_BITS_PER_CHAR,
                  vote_needs_supervision: bool = VOTE_NEEDS_SUPERVISION,
-                 structural: bool = STRUCTURAL, use_container: bool = USE_CONTAINER,
                  train: bool = True) -> None:
         self.template_share = template_share
         self.min_pages = min_pages
@@ -188,26 +160,12 @@ class SiteLearner:
         self.cuts = dict(cuts or {})
         self.vote_bits = vote_bits
         self.vote_needs_supervision = vote_needs_supervision
-        self.structural = structural
-        self.use_container = use_container
         #: Whether unsupervised pages teach the classifier (see the module docstring).
         self.train = train
 
-    def confidence(self, block: Block) -> float:
-        """How far the block's score is past its step's cut, on the side of its label."""
-        return self.confidences([block])[0]
-
-    def confidences(self, blocks: Sequence[Block]) -> list[float]:
-        """``confidence`` of each block, in one pass (a page has a few hundred blocks).
-
-        The cut of a block's deciding step is ``cuts[step]`` given here, else
-        ``DEFAULT_CUT`` (``pagekeys.confidences``; a page's keys hold its blocks').
-        """
-        return confidences(blocks, self.cuts)
-
     def keys(self, page: "Page") -> PageKeys:
         """The page's keys (``pagekeys``), as this learner reads them."""
-        return page_keys(page, structural=self.structural, cuts=self.cuts,
+        return page_keys(page, cuts=self.cuts,
                          confident=self.confident_margin)
 
     def apply(self, page: "Page", model: SiteModel | None,
@@ -215,20 +173,8 @@ class SiteLearner:
               relabel: bool = True) -> PageLesson:
         """Relabel the page's blocks with what the site taught; return the page's lesson.
 
-        ``keys``: the page's keys from ``keys(page)`` with the same generic labels
-        (the site step's second run on a page held in its site's warm-up).
-        ``relabel=False``: the lesson alone, the blocks left as they are (a page
-        held in its warm-up: ``SiteStep.lesson``); what it teaches does not
-        depend on the relabelling (a block a rule relabels teaches only as
-        template, whose text is the same either way), but its counts of
-        relabelled blocks (``template``, ``settled``, ``voted``) stay 0 and the
-        classifier scores nothing.
-
-        The rules visit only the blocks they can change (template candidates,
-        and the ambiguous blocks when a container or the classifier may settle
-        them); what the page teaches is its sure blocks (``PageKeys.sure_content``,
-        ``sure_boilerplate``) but for those the rules took, and its template blocks.
-        """
+        ``relabel=False``: the lesson alone (a page held in its warm-up), its counts of
+        relabelled blocks 0; what it teaches does not depend on the relabelling."""
         blocks = page.blocks
         keys = keys if keys is not None else self.keys(page)
         lesson = PageLesson(keys)
@@ -269,7 +215,7 @@ class SiteLearner:
         template = [i for i in template if not blocks[i].is_content
                     or (not keep_content and self._may_take(i, blocks[i], keys, model))]
         everywhere = voting and (model.supervised > 0 or not self.vote_needs_supervision)
-        place = model.container(max(threshold, CONTAINER_MIN_PAGES)) if self.use_container else None
+        place = model.container(max(threshold, CONTAINER_MIN_PAGES))
         where = self._container_sides(keys.places, place, content) if place else None
         # Decided before any block is relabelled: each rule reads the generic labels.
         untaught = set(template)
@@ -277,12 +223,12 @@ class SiteLearner:
             untaught.update(self._ambiguous(page, keys, model, untaught, place, where,
                                             everywhere, lesson, relabel))
         if relabel:
-            fingerprints, structures, keyed = model.fingerprints, model.structures, keys.structures
+            fingerprints, structures = model.fingerprints, model.structures
             for i in template:
                 b = blocks[i]
                 b.set_label(BOILERPLATE, 0.0, TEMPLATE_STEP)
                 seen = max(fingerprints.get(keys.fingerprints[i], 0),
-                           structures.get(keyed[i], 0) if keyed else 0)
+                           structures.get(keys.structures[i], 0))
                 b.site_reason = SiteReason(TEMPLATE_STEP, seen, model.pages)
             lesson.template = len(template)
         if not self.train:
@@ -295,15 +241,10 @@ class SiteLearner:
         return lesson
 
     def _may_take(self, i: int, b: Block, keys: PageKeys, model: SiteModel) -> bool:
-        """Whether the template may take block ``i``, which the generic steps kept.
-
-        It must repeat on ``CONTENT_TEMPLATE_MIN_PAGES`` pages, and a second signal
-        must agree: its place (a structural key is its text *at one place*), a link
-        list, an element in ``CHROME_TAGS``, or the generic steps' doubt (a score
-        within ``ambiguous_margin`` of the cut).
-        """
-        placed = model.structures.get(keys.structures[i], 0) if keys.structures else 0
-        if placed >= CONTENT_TEMPLATE_MIN_PAGES:
+        """Whether the template may take block ``i``, which the generic steps kept: seen on
+        ``CONTENT_TEMPLATE_MIN_PAGES`` pages at its place, or so by its text with a second signal
+        (a link list, a ``CHROME_TAGS`` element, the generic steps' doubt)."""
+        if model.structures.get(keys.structures[i], 0) >= CONTENT_TEMPLATE_MIN_PAGES:
             return True
         if model.fingerprints.get(keys.fingerprints[i], 0) < CONTENT_TEMPLATE_MIN_PAGES:
             return False
@@ -317,11 +258,8 @@ class SiteLearner:
         of the site's pages, but for list items and spec cells (rule 2)."""
         get, structures = model.fingerprints.get, model.structures
         fps = keys.fingerprints
-        if keys.structures:
-            found = [i for i, (fp, key) in enumerate(zip(fps, keys.structures))
-                     if get(fp, 0) >= threshold or (key and structures.get(key, 0) >= threshold)]
-        else:
-            found = [i for i, fp in enumerate(fps) if get(fp, 0) >= threshold]
+        found = [i for i, (fp, key) in enumerate(zip(fps, keys.structures))
+                 if get(fp, 0) >= threshold or (key and structures.get(key, 0) >= threshold)]
         if not found:
             return found
         # A pattern repeated within the page ("(133) reviews, 4.6 out of 5 stars" or
@@ -383,12 +321,8 @@ class SiteLearner:
 
     @staticmethod
     def _near_copy(page: "Page", model: SiteModel, longest: list[int]) -> bool:
-        """A page at a new URL whose longest content blocks the site has all counted already.
-
-        The ``pagekeys.DUPLICATE_BLOCKS`` longest (not just the longest, which may
-        be a long template footer the generic steps kept), ``longest`` their
-        fingerprints (``PageKeys.longest``), must all have been seen.
-        """
+        """A page at a new URL whose ``pagekeys.DUPLICATE_BLOCKS`` longest content blocks
+        (``longest``: more than one, the longest may be a footer) the site has all counted."""
         if model.seen_url(page.url):
             return False
         return bool(longest) and all(fp in model.fingerprints for fp in longest)

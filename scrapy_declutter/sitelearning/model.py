@@ -1,27 +1,19 @@
 """What is learned per site: block fingerprints, places, pages seen, and the n-gram classifier.
 
-A fingerprint (``fingerprints``) is counted once per page; one seen on at least
-``TEMPLATE_SHARE`` of the site's pages, once the site has ``MIN_PAGES`` pages, is
-template: boilerplate. So is a *structural key* (``places.structure_key``: the
-block's place and its text with names folded too) on that share of pages. The
-*container* counts, per place (``places.containers``), the pages whose confident
-content it held. Memory is bounded per site: at most ``MAX_FINGERPRINTS``
-fingerprints and structural keys each (the most frequent, newest first among
-equals, survive), all counts halved every ``DECAY_AT`` pages (a redesign's new
-template reaches the share within about ``DECAY_AT / 2`` pages), the last
-``MAX_URLS`` URL hashes (a re-crawled page is not counted twice), and
-``ngramlm.MAX_ENTRIES`` n-grams per class.
-
-A SiteModel also serves as a *delta*: the updates one process made since it
-last wrote, which a store adds to what it holds (``merge``), so concurrent
-writers add up instead of overwriting each other.
+A fingerprint or structural key (``places``) seen on ``TEMPLATE_SHARE`` of the
+site's pages, once it has ``MIN_PAGES``, is template; the container counts, per
+place, the pages whose confident content it held. Memory is bounded per site:
+``MAX_FINGERPRINTS`` keys of each kind (the most frequent survive), counts
+halved every ``DECAY_AT`` pages (a redesign's template takes over), ``MAX_URLS``
+URL hashes. A SiteModel is also a *delta*: one process's updates since its last
+write, which a store adds to what it holds (``merge``).
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -43,9 +35,8 @@ MIN_TEMPLATE_PAGES = 2
 MAX_FINGERPRINTS = 4096
 #: Halve all counts when a site reaches this many pages (exponential decay).
 DECAY_AT = 512
-#: Example texts kept per site, one per fingerprint or structural key that reached
-#: ``MIN_TEMPLATE_PAGES`` pages, for ``sites show`` (hashes alone say nothing to a person),
-#: each cut to ``EXAMPLE_CHARS``.
+#: Example texts kept per site for ``sites show``, one per key that reached
+#: ``MIN_TEMPLATE_PAGES`` pages, each cut to ``EXAMPLE_CHARS``.
 MAX_EXAMPLES = 128
 EXAMPLE_CHARS = 200
 #: Container places kept per site (the most frequent).
@@ -56,14 +47,9 @@ MAX_URLS = 4096
 FORMAT_VERSION = 3
 FORMAT_NAME = "scrapy-declutter/site-model"
 
-#: Rough bytes one fingerprint or URL entry holds in memory (dict slot and int objects), and
-#: the fixed cost of a model: the working-set estimate, not an exact measure.
+#: Rough bytes an entry and a model hold in memory: the working-set estimate.
 ENTRY_BYTES = 100
 MODEL_BYTES = 4096
-
-
-def url_hash(url: str) -> int:
-    return hash_text(url)
 
 
 def _capped(counts: dict[int, int]) -> dict[int, int]:
@@ -95,7 +81,6 @@ class SiteModel:
     #: When a page was last learned (seconds since the epoch; 0: never), for ``sites show``.
     updated: float = field(default=0.0, compare=False)
 
-    # -- template -----------------------------------------------------------
     def template_threshold(self, *, share: float = TEMPLATE_SHARE, min_pages: int = MIN_PAGES) -> float:
         """Pages a fingerprint must be seen on to be template now (inf: not enough pages yet)."""
         if self.pages < min_pages:
@@ -103,28 +88,20 @@ class SiteModel:
         return max(MIN_TEMPLATE_PAGES, share * self.pages)
 
     def container(self, threshold: float) -> str | None:
-        """The site's content container: the deepest place on ``threshold`` pages, if any.
-
-        The places a page counts are nested (each holds most of its content),
-        so the deepest one most pages count is the container they share.
-        """
+        """The site's content container: the deepest place on ``threshold`` pages (the places a
+        page counts are nested), if any."""
         common = [place for place, n in self.containers.items() if n >= threshold]
         return max(common, key=len) if common else None
 
-    # -- learning -------------------------------------------------------------
     def seen_url(self, url: str | None) -> bool:
-        return bool(url) and url_hash(url) in self.urls
+        return bool(url) and hash_text(url) in self.urls
 
     def observe(self, fingerprints: Sequence[int], url: str | None = None,
                 structures: Sequence[int] = (), containers: Sequence[str] = (),
                 samples: Mapping[int, tuple[str, str]] | None = None) -> None:
-        """Count one page: each distinct fingerprint and structural key once, the page once.
-
-        ``structures`` are the blocks' structural keys (0: none), ``samples``
-        a (text, path) per key, read only for a key that reaches
-        ``MIN_TEMPLATE_PAGES`` pages now: its example for ``sites show``.
-        ``containers`` are the places that held the page's confident content.
-        """
+        """Count one page: each distinct fingerprint and structural key (0: none) once, the
+        containers that held its confident content, and the page; ``samples`` a (text, path)
+        per key, the example of a key that reaches ``MIN_TEMPLATE_PAGES`` now."""
         self.pages += 1
         self.updated = time.time()
         known = self.fingerprints  # a page has a few hundred: no attribute look-ups per one
@@ -143,7 +120,7 @@ class SiteModel:
         for place in containers:
             self.containers[place] = self.containers.get(place, 0) + 1
         if url:
-            self.urls[url_hash(url)] = None
+            self.urls[hash_text(url)] = None
         self.bound()
 
     def _example(self, key: int, sample: tuple[str, str]) -> None:
@@ -194,29 +171,6 @@ class SiteModel:
         entries = len(self.fingerprints) + len(self.structures) + len(self.urls)
         return MODEL_BYTES + ENTRY_BYTES * entries + self.classifier.estimated_bytes()
 
-    def snapshot(self) -> "SiteModel":
-        """This model as it stands, for a writer thread to serialise while this one learns on:
-        its counts copied, its n-gram arrays shared (``NGramClassifier.snapshot``)."""
-        return SiteModel(site=self.site, pages=self.pages, fingerprints=dict(self.fingerprints),
-                         structures=dict(self.structures), containers=dict(self.containers),
-                         urls=dict(self.urls), examples=dict(self.examples),
-                         classifier=self.classifier.snapshot(), supervised=self.supervised,
-                         updated=self.updated)
-
-    # -- data -------------------------------------------------------------------
-    def _header(self) -> dict[str, Any]:
-        """What both forms hold as JSON: everything but the tables."""
-        return {
-            "format": FORMAT_NAME,
-            "version": FORMAT_VERSION,
-            "site": self.site,
-            "pages": self.pages,
-            "supervised": self.supervised,
-            "updated": self.updated,
-            "containers": [[k, n] for k, n in self.containers.items()],
-            "examples": [[k, t] for k, t in self.examples.items()],
-        }
-
     def to_bytes(self) -> bytes:
         """The stored form (``modelbytes``): the tables as arrays of bytes; plain data, never pickle."""
         arrays: dict[str, np.ndarray] = {}
@@ -226,7 +180,11 @@ class SiteModel:
                 np.fromiter(counts.values(), dtype=np.int64, count=len(counts)))
         arrays["urls"] = np.fromiter(self.urls, dtype="<i8", count=len(self.urls))
         arrays.update(self.classifier.arrays())
-        return pack({**self._header(), "classifier": self.classifier.header()}, arrays)
+        return pack({"format": FORMAT_NAME, "version": FORMAT_VERSION, "site": self.site,
+                     "pages": self.pages, "supervised": self.supervised, "updated": self.updated,
+                     "containers": [[k, n] for k, n in self.containers.items()],
+                     "examples": [[k, t] for k, t in self.examples.items()],
+                     "classifier": self.classifier.header()}, arrays)
 
     @classmethod
     def from_bytes(cls, blob: bytes) -> "SiteModel":
@@ -267,31 +225,3 @@ class SiteModel:
                 model.fingerprints, model.structures, model.containers)):
             raise ModelFormatError("bad site model data: negative counts")
         return model
-
-    def template(self, threshold: float) -> list[dict[str, Any]]:
-        """Fingerprints and structural keys on ``threshold`` pages, most pages first, with
-        their example ("" for one that reached the share before examples were kept)."""
-        rows = [{"pages": n, "rule": rule, "example": self.examples.get(key, "")}
-                for rule, counts in (("text", self.fingerprints), ("place", self.structures))
-                for key, n in counts.items() if n >= threshold]
-        return sorted(rows, key=lambda row: -row["pages"])
-
-    def summary(self) -> dict[str, Any]:
-        """Figures for ``scrapy-declutter sites show``."""
-        threshold = self.template_threshold()
-        return {
-            "site": self.site,
-            "pages": self.pages,
-            "supervised_pages": self.supervised,
-            "fingerprints": len(self.fingerprints),
-            "template_fingerprints": sum(n >= threshold for n in self.fingerprints.values()),
-            "structures": len(self.structures),
-            "template": self.template(threshold),
-            "updated": self.updated,
-            "container": self.container(threshold),
-            "containers": dict(sorted(self.containers.items(), key=lambda item: -item[1])),
-            "urls": len(self.urls),
-            "examples": dict(self.classifier.examples),
-            "ngrams": {c: len(lm) for c, lm in self.classifier.lms.items()},
-            "stored_bytes": len(self.to_bytes()),
-        }

@@ -1,11 +1,9 @@
 """The stored form of a site model: a small compressed JSON header and its arrays as raw bytes.
 
-Layout: ``MAGIC``, the header's length (4 bytes, little-endian), the header
-(zlib-compressed JSON naming each array's name, dtype and length, in order),
-then the arrays' bytes one after another: the tables are copied, not encoded.
-Nothing else is accepted: the lengths must add up to the blob exactly, the
-dtypes come from ``DTYPES``, and the header inflates to at most ``max_bytes``
-(a zlib bomb in a shared store must not exhaust memory). Plain data, never pickle.
+``MAGIC``, the header's length (4 bytes, little-endian), the zlib-compressed JSON
+header naming each array's name, dtype and length, then the arrays' bytes. The
+lengths must add up to the blob, the dtypes come from ``DTYPES`` and the header
+inflates to at most ``max_bytes`` (a zlib bomb must not exhaust memory). Never pickle.
 """
 
 from __future__ import annotations

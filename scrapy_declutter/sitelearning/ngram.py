@@ -1,10 +1,8 @@
-"""The keep/discard classifier of seed 000: two character n-gram LMs (``ngramlm``).
+"""The keep/discard classifier of seed 000 (LingPipe's ``DynamicLMClassifier``).
 
-LingPipe's ``DynamicLMClassifier``: one process language model per category,
-add-one category priors, and the category with the highest joint
-log-probability (prior × likelihood) wins; the log-odds of keep over discard
-is the block's score. Stored as a JSON header and its tables as arrays
-(``modelbytes``), versioned, never pickle.
+One process language model per category (``ngramlm``), add-one priors; the
+category with the highest joint log-probability wins, and the log-odds of keep
+over discard is the block's score.
 """
 
 from __future__ import annotations
@@ -96,12 +94,9 @@ class NGramClassifier:
         """Whether both categories have seen at least ``min_examples`` texts."""
         return all(n >= min_examples for n in self.examples.values())
 
-    def log_prior(self, category: str) -> float:
-        total = sum(self.examples.values())
-        return math.log2((self.examples[category] + 1) / (total + len(CATEGORIES)))
-
     def classify(self, text: str) -> Classification:
-        joint = {c: self.log_prior(c) for c in CATEGORIES}
+        total = sum(self.examples.values()) + len(CATEGORIES)  # add-one priors
+        joint = {c: math.log2((self.examples[c] + 1) / total) for c in CATEGORIES}
         if text[:MAX_CHARS]:
             for c, row in zip(CATEGORIES, np.log2(self._scorer().probs(text)).sum(axis=1)):
                 joint[c] += float(row)
@@ -127,13 +122,6 @@ class NGramClassifier:
             self.lms[c].merge(other.lms[c])
             self.examples[c] += other.examples[c]
         self._scoring = None
-
-    def snapshot(self) -> "NGramClassifier":
-        """A copy sharing the language models' arrays (``NGramLM.snapshot``)."""
-        copy = NGramClassifier(order=self.order)
-        copy.lms = {c: lm.snapshot() for c, lm in self.lms.items()}
-        copy.examples = dict(self.examples)
-        return copy
 
     def estimated_bytes(self) -> int:
         """Memory the tables hold, without folding anything: a cache's budget reads it per page."""

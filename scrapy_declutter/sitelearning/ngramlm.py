@@ -1,18 +1,13 @@
 """Character n-gram process language models: the two halves of the keep/discard classifier.
 
-Seed 000 classified text with LingPipe's ``DynamicLMClassifier`` (``ngram``) over
-``NGramProcessLM``: one character model per category, Witten–Bell interpolation of
-every context length down to a uniform distribution over the alphabet. Here an
-n-gram is one 64-bit key, ``hash32(context) << 32 | char`` (FNV-1a rolled over the
-text in NumPy, one pass per order), kept in a sorted table with its count, so the
-n-grams that extend one context are contiguous and a context's total ``C(h)`` and
-number of distinct extensions ``E(h)`` are derived from them: every distribution sums
-to one, pruning and merging included. Past ``max_entries`` the rarest n-grams are
-pruned (as LingPipe's ``prune``). For a context ``h`` (``L`` = ``lambda_factor``)::
+LingPipe's ``NGramProcessLM`` (seed 000): Witten–Bell interpolation of every
+context length down to a uniform base over the alphabet. An n-gram is one 64-bit
+key, ``hash32(context) << 32 | char`` (FNV-1a rolled over the text in NumPy), in a
+sorted table with its count, so a context's total ``C(h)`` and its distinct
+extensions ``E(h)`` are derived from the n-grams and every distribution sums to
+one, pruning (the rarest past ``max_entries``) and merging included::
 
     P(c | h) = (C(hc) + L·E(h)·P(c | h[1:])) / (C(h) + L·E(h)),   P(c | ε-base) = 1 / alphabet
-
-A context never seen leaves its suffix's estimate unchanged.
 """
 
 from __future__ import annotations
@@ -88,7 +83,7 @@ def counted(keys: np.ndarray) -> Table:
 
 def merged(keys: np.ndarray, counts: np.ndarray, new_keys: np.ndarray,
            new_counts: np.ndarray) -> Table:
-    """Two tables added up (new arrays: a table may be shared by a snapshot)."""
+    """Two tables added up, as new arrays."""
     uniq, where = np.unique(np.concatenate([keys, new_keys]), return_inverse=True)
     total = np.zeros(len(uniq), dtype=np.int64)
     np.add.at(total, where, np.concatenate([counts, new_counts]).astype(np.int64))
@@ -158,7 +153,7 @@ class NGramLM:
         self.alphabet_size = alphabet_size
         self.lambda_factor = float(order if lambda_factor is None else lambda_factor)
         self.max_entries = max_entries
-        self._keys = np.empty(0, dtype=np.uint64)  # sorted, unique; never changed in place
+        self._keys = np.empty(0, dtype=np.uint64)  # sorted, unique
         self._counts = np.empty(0, dtype=np.int64)
         self._pending: list[Table] = []  # counted batches waiting to be folded in
         self._pending_size = 0
@@ -195,28 +190,6 @@ class NGramLM:
         if len(keys) > self.max_entries:
             keys, counts = pruned(keys, counts, int(self.max_entries * PRUNE_TO))
         self._keys, self._counts = keys, counts
-
-    def snapshot(self) -> "NGramLM":
-        """A copy sharing this model's arrays (never changed in place)."""
-        copy = NGramLM(order=self.order, alphabet_size=self.alphabet_size,
-                       lambda_factor=self.lambda_factor, max_entries=self.max_entries)
-        copy._keys, copy._counts = self._keys, self._counts
-        copy._pending, copy._pending_size = list(self._pending), self._pending_size
-        return copy
-
-    def char_probs(self, text: str) -> np.ndarray:
-        """P(c_i | preceding chars) for every character of ``text`` (up to ``MAX_CHARS``)."""
-        return Scorer([self.table()], [self.lambda_factor], self.alphabet_size,
-                      self.order).probs(text)[0]
-
-    def prob(self, char: str, context: str) -> float:
-        """P(char | context); only the last ``order - 1`` context characters matter."""
-        tail = context[-(self.order - 1):] if self.order > 1 else ""
-        return float(self.char_probs(tail + char)[-1])
-
-    def log2_prob(self, text: str) -> float:
-        """log2 P(text) under the process model (no start or end padding)."""
-        return float(np.log2(self.char_probs(text)).sum())
 
     def __len__(self) -> int:
         return len(self.table()[0])

@@ -1,10 +1,8 @@
 """What site learning reads of a page whatever its site's model: computed once per page.
 
-A page's block fingerprints, structural keys, places and content containers
-depend on its blocks and on the generic steps' labels only, never on what
-the site has learned, so the site step keeps them on the page (the slot
-``PAGE_KEYS``): a page held in its site's warm-up is labelled twice, when held
-(for its lesson) and at release, and reads them back the second time.
+The keys depend on the blocks and the generic labels only, so the site step keeps
+them on the page (``PAGE_KEYS``): a page held in its warm-up reads them back when
+it is labelled at release.
 """
 
 from __future__ import annotations
@@ -14,15 +12,14 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..blocks import CONTENT
 from ..page import Slot
-from .fingerprints import fingerprints
+from .fingerprints import fingerprint
 from .places import Places, containers, folded_hash, keyed_at
 
 if TYPE_CHECKING:
     from ..blocks import Block
     from ..page import Page
 
-#: Blocks with this link density or more get no structural key: menus and link lists,
-#: half the blocks of a shop's page, are the generic steps' and the text template's.
+#: Blocks with this link density or more (menus, link lists) get no structural key.
 STRUCTURE_MAX_LINKS = 0.5
 #: A page's container holds this share of its confident content characters.
 CONTAINER_SHARE = 0.8
@@ -43,19 +40,16 @@ class PageKeys:
     places: Places
     #: Fingerprints (``model.fingerprint``) of the blocks, in order.
     fingerprints: list[int]
-    #: Structural keys (``places.structure_key``, 0: none) of the blocks, in order; empty
-    #: when structural keys are off.
+    #: Structural keys (``places.structure_key``, 0: none) of the blocks, in order.
     structures: list[int] = field(default_factory=list)
     #: Structural key -> (text, path) of its block: the example of a key that becomes template.
     samples: dict[int, tuple[str, str]] = field(default_factory=dict)
     #: The places that held the page's confident content (none: too little of it).
     containers: list[str] = field(default_factory=list)
-    #: How sure the generic steps were of each block's label (``SiteLearner.confidence``),
-    #: in order: the rules read it for every block, on both runs of a held page.
+    #: How sure the generic steps were of each block's label (``confidences``), in order.
     confidences: list[float] = field(default_factory=list)
-    #: The blocks the generic steps labelled content, and those they labelled boilerplate,
-    #: with confidence (at least ``confident``), in order: what the page teaches its
-    #: classifier, but for the blocks the site's rules relabel (``SiteLearner.apply``).
+    #: The blocks labelled content, and boilerplate, with confidence (``confident``): what
+    #: the page teaches its classifier, but for those the site's rules relabel.
     sure_content: list[int] = field(default_factory=list)
     sure_boilerplate: list[int] = field(default_factory=list)
     #: Characters of the blocks the generic steps labelled content.
@@ -70,35 +64,28 @@ PAGE_KEYS: Slot[PageKeys] = Slot("site learning keys")
 
 
 def confidences(blocks: Sequence["Block"], cuts: Mapping[str, float]) -> list[float]:
-    """How sure the generic steps were of each block's label: how far its score is past its
-    step's cut (``cuts[step]``, else ``DEFAULT_CUT``: a probability-like score), on the side
-    of its label."""
+    """How far each block's score is past its step's cut (``cuts[step]``, else
+    ``DEFAULT_CUT``), on the side of its label."""
     return [b.score - cuts.get(b.step or "", DEFAULT_CUT) if b.label == CONTENT
             else cuts.get(b.step or "", DEFAULT_CUT) - b.score for b in blocks]
 
 
-def page_keys(page: "Page", *, structural: bool, cuts: Mapping[str, float],
-              confident: float) -> PageKeys:
+def page_keys(page: "Page", *, cuts: Mapping[str, float], confident: float) -> PageKeys:
     """The page's keys; ``cuts``: the steps' cuts (``confidences``), ``confident`` the least
-    confidence that makes a label sure.
-
-    A block gets a structural key when it is a line of words (a byline, a
-    banner), not a menu (the generic steps see those), and its text names
-    someone (``places.folded_hash``).
-    """
+    confidence that makes a label sure. A line of words that names someone, not a link
+    list, gets a structural key (``places.folded_hash``)."""
     blocks = page.blocks
     places = Places(blocks)
     how_sure = confidences(blocks, cuts)
-    keys = PageKeys(places, fingerprints([b.text for b in blocks]), confidences=how_sure)
-    if structural:
-        keys.structures = [0] * len(blocks)
-        for i, b in enumerate(blocks):
-            if b.link_density < STRUCTURE_MAX_LINKS and b.words >= 3:
-                folded = folded_hash(b.text)
-                if folded:
-                    path = places.path(i)
-                    key = keys.structures[i] = keyed_at(path, folded)
-                    keys.samples[key] = (b.text, path)
+    keys = PageKeys(places, [fingerprint(b.text) for b in blocks], confidences=how_sure)
+    keys.structures = [0] * len(blocks)
+    for i, b in enumerate(blocks):
+        if b.link_density < STRUCTURE_MAX_LINKS and b.words >= 3:
+            folded = folded_hash(b.text)
+            if folded:
+                path = places.path(i)
+                key = keys.structures[i] = keyed_at(path, folded)
+                keys.samples[key] = (b.text, path)
     keys.containers = containers(places, [
         b.text_chars if c >= confident and b.is_content else 0
         for b, c in zip(blocks, how_sure)],

@@ -1,19 +1,9 @@
-"""A block's place in its page, as site learning compares it across pages.
+"""A block's place in its page: the tag/id/class path from the root to its element.
 
-A place is the tag/id/class path from the root to an element, without
-positions (``div[3]`` shifts when a page has one more teaser; names do not)
-and normalised as fingerprints are (lower case, digit runs, URLs and month
-names folded: ``div#post-1234`` on one page is ``div#post-0`` on all).
-Two rules read places:
-
-* the structural template (``structure_key``): a block at the same place on
-  most of a site's pages, whose text is the same there once dates, numbers,
-  URLs and names are folded ("Posted on 3 May by Jane Roe", an archive's
-  capture banner, a comment counter), is chrome;
-* the content container (``containers``): the places whose subtree holds
-  the text the generic steps were sure of; the site's is the deepest such
-  place on most of its pages (a page's deepest is often its own
-  ``section#classes``, one level below the site's ``div.body``).
+Paths have no positions (``div[3]`` shifts with one more teaser) and are
+normalised as fingerprints are. The structural template (``structure_key``) is a
+place and its text with names folded; the content container (``containers``) the
+deepest named place holding most of the text the generic steps were sure of.
 """
 
 from __future__ import annotations
@@ -68,13 +58,8 @@ class Places:
         return self._path(self.blocks[index].ancestors)
 
     def _path(self, ancestors: tuple[Ancestor, ...]) -> str:
-        """The path of the element ``ancestors`` ends with; memoised only for whole lineages.
-
-        A memoised element has every element above it memoised too, so a walk
-        up stops at the nearest known one. A lineage cut at the root side is
-        ``CUT`` and its last element, never memoised (its elements' paths
-        would start at a different depth for each block below them).
-        """
+        """The path of the element ``ancestors`` ends with, memoised by element (a walk up
+        stops at the nearest known one); a lineage cut at the root is never memoised."""
         memo = self._memo
         if not ancestors:
             return ""
@@ -83,18 +68,10 @@ class Places:
             return path
         if ancestors[0].tag != "html":
             return f"{CUT}/{describe(ancestors[-1])}"
-        if len(ancestors) > 1:  # the usual case: the parent's path is known
-            parent = memo.get(id(ancestors[-2]))
-            if parent is not None:
-                path = memo[id(ancestors[-1])] = f"{parent}/{describe(ancestors[-1])}"
-                return path
-        i = len(ancestors) - 1
-        while i > 0 and id(ancestors[i - 1]) not in memo:
-            i -= 1
-        path = memo[id(ancestors[i - 1])] if i > 0 else ""
-        for a in ancestors[i:]:
-            path = f"{path}/{describe(a)}"
-            memo[id(a)] = path
+        path = ""
+        for a in ancestors:
+            known = memo.get(id(a))
+            path = memo[id(a)] = known if known is not None else f"{path}/{describe(a)}"
         return path
 
     def lineage(self, index: int) -> list[str]:
@@ -125,11 +102,8 @@ _folded = remembered(lambda text: fingerprint(_NAMES.sub(r"\1<name>", text)))
 
 
 def structure_key(path: str, text: str) -> int:
-    """The structural key of a block at ``path``: its place and its text, names folded too.
-
-    0 (none) for a text ``folded_hash`` gives none. The path keeps a folded
-    "<name>" from matching prose elsewhere in the page.
-    """
+    """The structural key of a block at ``path``: its place and its text, names folded too
+    (0: none, as ``folded_hash``)."""
     folded = folded_hash(text)
     return keyed_at(path, folded) if folded else 0
 
@@ -144,12 +118,8 @@ _path_hash = remembered(hash_text)
 
 def containers(places: Places, weights: Sequence[int], *, share: float,
                min_total: int = 1) -> list[str]:
-    """The places whose subtree holds ``share`` of the ``weights`` (characters per block).
-
-    Blocks of weight 0 do not count. A place must name itself (an id, a
-    class, or ``CONTAINER_TAGS``), and a block whose path was cut counts
-    against every place. None when the weights sum to under ``min_total``.
-    """
+    """The places that name themselves (an id, a class, ``CONTAINER_TAGS``) whose subtree
+    holds ``share`` of the ``weights``; none when they sum to under ``min_total``."""
     total = sum(weights)
     if total < max(min_total, 1):
         return []

@@ -1,20 +1,9 @@
 """The warm-up: a site's first pages, held and labelled together so that their order does not matter.
 
-Learning as it goes, page N is labelled with what pages 1..N-1 taught, so
-the same crawl gave different text when responses arrived in another order.
-During a site's warm-up ``Declutter`` runs each page's generic steps, takes
-its lesson with the model as it was when the warm-up began (``SiteStep.lesson``,
-which leaves the generic labels as they are), and holds the page without
-learning from it. When the site has ``pages`` pages held, or the caller
-releases it (end of input, spider idle or close), every held lesson is
-learned, in any order (the model's counts are sums), and the site step
-labels each held page with the model learned from all of them. Pages after
-the warm-up use the model as it stands, as before.
-
-Held pages keep their blocks and trees in memory, so the number held across
-all sites is bounded (``max_held``): past it, the site whose warm-up began
-first is released early with what its pages taught so far, at the price of
-order independence for that site only.
+``Declutter.submit`` holds a site's first ``pages`` pages with their lessons; at
+release every lesson is learned (counts are sums, so in any order) and each page
+labelled with the model learned from all. At most ``max_held`` pages are held:
+past it the oldest warm-up is released early.
 """
 
 from __future__ import annotations
@@ -22,11 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..api import result_of
-
 if TYPE_CHECKING:
     from ..page import Page
-    from ..result import Result, SiteDecisions
+    from ..result import Result
     from .learner import PageLesson
 
 #: Pages held across all sites (a held page keeps its parsed tree: 1-5 MB).
@@ -49,10 +36,6 @@ class HeldPage:
     page: Page
     lesson: PageLesson
 
-    def result(self, extractor: str, site_learning: SiteDecisions | None = None) -> Result:
-        """The page's Result as its labels stand."""
-        return result_of(self.page, extractor, site_learning=site_learning)
-
 
 class WarmUps:
     """The pages held per site, oldest warm-up first, and the sites whose warm-up ended."""
@@ -64,10 +47,8 @@ class WarmUps:
         self._done: set[str] = set()
 
     def wants(self, site: str, pages_known: int) -> bool:
-        """Whether a page of ``site`` is held: its warm-up has not ended and its model is young.
-
-        A site whose model already counts ``pages`` pages (a re-crawl) has no warm-up.
-        """
+        """Whether a page of ``site`` is held: its warm-up has not ended and its model is young
+        (a re-crawled site has no warm-up)."""
         if not self.pages or site in self._done:
             return False
         return site in self._held or pages_known < self.pages

@@ -88,7 +88,6 @@ def bench_site(paths: Sequence[str], pages: int, extractor: str = "default",
 
 #: The rule sets ``bench_rules`` compares: what each adds over the one before.
 RULE_SETS = {
-    "text template": {"structural": False, "use_container": False},
     "defaults": {},
     "defaults + n-gram training": {"train": True},
 }
