@@ -35,7 +35,6 @@ from ..blocks import BOILERPLATE, CONTENT, Block, SiteReason
 from .model import MAX_EXAMPLES, MIN_PAGES, MIN_TEMPLATE_PAGES, TEMPLATE_SHARE, SiteModel
 from .ngram import DISCARD, KEEP, prepare
 from .pagekeys import PageKeys, page_keys
-from .places import Places
 
 if TYPE_CHECKING:
     from ..page import Page
@@ -83,8 +82,6 @@ CONTAINER_MAX_CHARS = 200
 
 TEMPLATE_STEP = "site-template"
 CONTAINER_STEP = "site-container"
-#: A block's side of the site's container (``SiteLearner._container_sides``).
-INSIDE, OUTSIDE = "inside", "outside"
 NGRAM_STEP = "site-ngram"
 SUPERVISED_STEP = "site-supervised"
 
@@ -216,11 +213,11 @@ class SiteLearner:
                     or (not keep_content and self._may_take(i, blocks[i], keys, model))]
         everywhere = voting and (model.supervised > 0 or not self.vote_needs_supervision)
         place = model.container(max(threshold, CONTAINER_MIN_PAGES))
-        where = self._container_sides(keys.places, place, content) if place else None
+        outside = self._outside(keys, place, content) if place else None
         # Decided before any block is relabelled: each rule reads the generic labels.
         untaught = set(template)
-        if where or everywhere:
-            untaught.update(self._ambiguous(page, keys, model, untaught, place, where,
+        if outside or everywhere:
+            untaught.update(self._ambiguous(page, keys, model, untaught, place, outside or set(),
                                             everywhere, lesson, relabel))
         if relabel:
             fingerprints, structures = model.fingerprints, model.structures
@@ -269,7 +266,7 @@ class SiteLearner:
                 if in_page[fps[i]] < MAX_REPEATS_IN_PAGE and not _spec_cell(blocks[i])]
 
     def _ambiguous(self, page: "Page", keys: PageKeys, model: SiteModel, template: set[int],
-                   place: str | None, where: "list[str | None] | None", everywhere: bool,
+                   place: str | None, outside: set[int], everywhere: bool,
                    lesson: PageLesson, relabel: bool) -> list[int]:
         """Rules 3 and 4 on the ambiguous blocks outside the ``template``; the blocks they
         took (settled, or put to the classifier), which teach nothing."""
@@ -281,10 +278,9 @@ class SiteLearner:
             if conf >= ambiguous or i in template:
                 continue
             b = blocks[i]
-            side = where[i] if where else None
             # A heading or a paragraph of prose outside the container is the page's title or
             # lead, which many sites set above the body's element: never chrome on its own.
-            if side == OUTSIDE and b.is_content and not b.is_heading \
+            if i in outside and not b.is_heading \
                     and b.text_chars <= CONTAINER_MAX_CHARS:
                 taken.append(i)
                 if relabel:
@@ -305,19 +301,18 @@ class SiteLearner:
                 lesson.voted += 1
         return taken
 
-    @staticmethod
-    def _container_sides(places: Places, place: str, content: int) -> list[str | None] | None:
-        """Each block's side of the container at ``place`` (``INSIDE``, ``OUTSIDE``, None:
-        near it or cannot tell), or None when the page does not use it; ``content``: the
-        page's content characters."""
-        parent = place.rsplit("/", 1)[0]
-        inside = [places.inside(i, place) for i in range(len(places.blocks))]
-        blocks = places.blocks
-        held = sum(b.text_chars for b, into in zip(blocks, inside) if into and b.is_content)
+    def _outside(self, keys: PageKeys, place: str, content: int) -> set[int] | None:
+        """The ambiguous kept blocks outside the parent of the container at ``place``; None
+        when it holds under ``CONTAINER_PAGE_SHARE`` of the page's ``content`` characters."""
+        places, blocks = keys.places, keys.places.blocks
+        held = sum(b.text_chars for i, b in enumerate(blocks)
+                   if b.is_content and places.inside(i, place))
         if content <= 0 or held < CONTAINER_PAGE_SHARE * content:
             return None
-        return [INSIDE if into else None if into is None or places.inside(i, parent) else OUTSIDE
-                for i, into in enumerate(inside)]
+        parent = place.rsplit("/", 1)[0]
+        return {i for i, conf in enumerate(keys.confidences)
+                if conf < self.ambiguous_margin and blocks[i].is_content
+                and places.inside(i, place) is False and not places.inside(i, parent)}
 
     @staticmethod
     def _near_copy(page: "Page", model: SiteModel, longest: list[int]) -> bool:

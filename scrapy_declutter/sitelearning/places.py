@@ -68,7 +68,10 @@ class Places:
             return path
         if ancestors[0].tag != "html":
             return f"{CUT}/{describe(ancestors[-1])}"
-        path = ""
+        path = memo.get(id(ancestors[-2]), "") if len(ancestors) > 1 else ""
+        if path:  # the usual case: the parent's path is known
+            path = memo[id(ancestors[-1])] = f"{path}/{describe(ancestors[-1])}"
+            return path
         for a in ancestors:
             known = memo.get(id(a))
             path = memo[id(a)] = known if known is not None else f"{path}/{describe(a)}"
