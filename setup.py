@@ -62,6 +62,8 @@ def extensions() -> list[Extension]:
                   optional=True),
         Extension("scrapy_declutter._language", ["scrapy_declutter/_language.pyx"],
                   depends=[chars, slots], optional=True),
+        Extension("scrapy_declutter.sitelearning._fingerprints",
+                  ["scrapy_declutter/sitelearning/_fingerprints.pyx"], depends=[chars], optional=True),
         Extension("scrapy_declutter.nearduplicates._words",
                   ["scrapy_declutter/nearduplicates/_words.pyx"], optional=True),
         Extension("scrapy_declutter.steps.learned._trees", [f"{learned}/_trees.pyx"], optional=True),

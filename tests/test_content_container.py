@@ -22,16 +22,17 @@ PAGES = [(f"https://docs.python.org/3.11/tutorial/{p.name}", p.read_bytes())
 BODY = "/html/body/div.document/div.documentwrapper/div.bodywrapper/div.body"
 
 
-def learned(learner: SiteLearner | None = None) -> tuple[SiteModel, list]:
-    with Declutter(store="memory:", warmup=8, learner=learner) as dec:
-        released = [r for url, html in PAGES for r in dec.submit(html, url)] + dec.release()
+def learned(learner: SiteLearner | None = None) -> SiteModel:
+    with Declutter(store="memory:", learner=learner) as dec:
+        for url, html in PAGES:
+            dec.extract(html, url)
         model = dec.model("docs.python.org")
     assert model is not None
-    return model, released
+    return model
 
 
 def test_the_site_container_is_the_deepest_place_the_pages_share():
-    model, _ = learned()
+    model = learned()
     assert model.container(model.template_threshold()) == BODY
     # each page's own deepest place is its section, counted once
     assert sum(place.startswith(BODY + "/section#") for place in model.containers) >= 10

@@ -208,15 +208,19 @@ def test_corrupt_stored_model_gives_a_logged_error_and_a_fresh_model(caplog):
 
 
 def test_confidence_reads_the_cut_of_the_deciding_step():
-    from scrapy_declutter.sitelearning.pagekeys import confidences
+    from scrapy_declutter.sitelearning.pagekeys import page_keys
 
     page = Page.from_html(article(1), "https://example.org/1")
     block = page.blocks[0]
+
+    def confidence(cuts: dict[str, float]) -> float:
+        return page_keys(page, cuts=cuts, confident=0.3).confidences[0]
+
     block.set_label("content", 0.7, "some-step")
-    assert confidences([block], {}) == [pytest.approx(0.2)]
-    assert confidences([block], {"some-step": 0.3}) == [pytest.approx(0.4)]
+    assert confidence({}) == pytest.approx(0.2)
+    assert confidence({"some-step": 0.3}) == pytest.approx(0.4)
     block.set_label("boilerplate", 0.1, "some-step")
-    assert confidences([block], {"some-step": 0.3}) == [pytest.approx(0.2)]
+    assert confidence({"some-step": 0.3}) == pytest.approx(0.2)
 
 
 def test_classifier_votes_on_ambiguous_blocks_only_on_supervised_sites():

@@ -3,7 +3,7 @@
 ``fingerprints`` and ``places`` say what a block is across a site's pages, ``model``
 what a site has learned, ``learner`` and ``step`` how it relabels a page,
 ``ngram``/``ngramlm``/``ngramstep`` seed 000's per-site n-gram classifier, ``stores``
-where models live, ``warmup`` and ``declutter`` the stateful extraction API.
+where models live, ``declutter`` the stateful extraction API.
 """
 
 from .declutter import Declutter
@@ -11,7 +11,6 @@ from .model import SiteModel
 from .ngram import NGramClassifier, NGramLM
 from .step import SiteStep
 from .stores import SiteStore, open_store
-from .warmup import Released
 
-__all__ = ["Declutter", "NGramClassifier", "NGramLM", "Released", "SiteModel", "SiteStep",
+__all__ = ["Declutter", "NGramClassifier", "NGramLM", "SiteModel", "SiteStep",
            "SiteStore", "open_store"]

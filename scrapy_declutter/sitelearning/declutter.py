@@ -27,7 +27,6 @@ from .model import SiteModel
 from .ngramstep import NGramStep
 from .step import SITE_LESSON, SITE_MODEL, SiteStep
 from .stores import SiteStore, open_store
-from .warmup import MAX_HELD_PAGES, HeldPage, Released, WarmUps
 from .writes import StoreWrites
 
 logger = logging.getLogger(__name__)
@@ -67,9 +66,8 @@ class Declutter:
 
     ``site_key``: a callable, or ``"host"`` (the default), ``"domain"``, ``"fixed:NAME"``
     or an import path (``sitekey``). ``content_selector`` or ``markers=True`` label the
-    pages they match; ``learn=False`` reads the store's models without updating them.
-    ``warmup=K`` holds each new site's first K pages and labels them together: use
-    ``submit()`` and, at the end of input, ``release()``; ``extract()`` never holds."""
+    pages they match; ``learn=False`` reads the store's models without updating them. A page
+    is labelled with what its site taught before it, then learned: nothing is held."""
 
     def __init__(self, extractor: str = "default", store: "str | SiteStore" = "memory:",
                  site_learning: bool = True,
@@ -77,7 +75,6 @@ class Declutter:
                  content_selector: str | None = None, *, markers: bool = False,
                  learn: bool = True, flush_every: int = FLUSH_EVERY,
                  learner: SiteLearner | None = None, retry_after: float = RETRY_AFTER,
-                 warmup: int = 0, max_held: int = MAX_HELD_PAGES,
                  log: "logging.Logger | logging.LoggerAdapter[Any] | None" = None,
                  max_cache_bytes: int = MAX_CACHE_BYTES) -> None:
         self.extractor = extractor
@@ -97,7 +94,6 @@ class Declutter:
         if site_learning:
             chain = Extractor(extractor, [*chain.steps, self.site_step])
         self.chain = chain
-        self.warmups = WarmUps(warmup, max_held)
         self.log = log or logger  # the spider's, in a crawl
         self.store = open_store(store) if site_learning else None
         self._sites: OrderedDict[str, _SiteState] = OrderedDict()
@@ -124,33 +120,6 @@ class Declutter:
             self._learned(state)
         return result
 
-    def submit(self, html: str | bytes, url: str | None = None, *, key: object = None,
-               content_type: str | None = None) -> list[Released]:
-        """Parse a page and extract it, holding it while its site warms up (``warmup=K``): the
-        results it releases (none while held), each with its ``key`` (default: its URL)."""
-        return self.submit_page(Page.from_html(html, url, content_type=content_type), key=key)
-
-    def submit_page(self, page: Page, *, key: object = None) -> list[Released]:
-        """``submit()`` for an already parsed page."""
-        key = page.url if key is None else key
-        state = self._page_state(page)
-        if state is None or not page.blocks or not self.warmups.wants(page.site,
-                                                                      state.model.pages):
-            return [Released(key, self.extract_page(page))]
-        # Its lesson read with the model as the warm-up found it, learned at release.
-        page.put(SITE_MODEL, state.model)
-        self.generic.run(page)
-        lesson = self.site_step.lesson(page)
-        if lesson is None:  # the site step had nothing to do: nothing to hold
-            return [Released(key, result_of(page, self.extractor))]
-        due = self.warmups.hold(page.site, HeldPage(key, page, lesson))
-        return [released for site in due for released in self._release(site)]
-
-    def release(self, site: str | None = None) -> list[Released]:
-        """End the warm-up of ``site`` (default: every site with pages held); their results."""
-        sites = self.warmups.sites() if site is None else [site]
-        return [released for s in sites for released in self._release(s)]
-
     def model(self, site: str) -> SiteModel | None:
         """The model this object uses for ``site`` (loaded from the store if needed)."""
         state = self._state(site)
@@ -168,12 +137,6 @@ class Declutter:
         """Write what is pending and close the store."""
         if self.store is None:
             return
-        if self.warmups:
-            # Their results can no longer be returned, but what they teach is kept.
-            self.log.warning("%d pages were still held in site warm-ups at close(), so their "
-                             "results were never returned; call release() first",
-                             len(self.warmups))
-            self.release()
         self.flush()
         self.store.close()
         self.store = None
@@ -223,26 +186,6 @@ class Declutter:
             return False, None
         writes.answered()
         return True, model
-
-    def _release(self, site: str) -> list[Released]:
-        """Learn every held page of the site, then label each with the model learned from all."""
-        held = self.warmups.take(site)
-        state = self._state(site)
-        if state is None:  # the store went down meanwhile: the generic labels stand
-            return [Released(h.key, result_of(h.page, self.extractor)) for h in held]
-        for h in held:
-            if self.learn and not state.model.seen_url(h.page.url):
-                self.learner.learn(state.learners, h.lesson, h.page.url)
-                self._learned(state)
-        released = []
-        for h in held:
-            page = h.page
-            page.put(SITE_MODEL, state.model)
-            self.site_step.process(page)
-            decisions = _decisions(state.model, page.get(SITE_LESSON))
-            released.append(Released(h.key, result_of(page, self.extractor,
-                                                      site_learning=decisions)))
-        return released
 
     def _learned(self, state: _SiteState) -> None:
         """After a page was learned: queue, write and evict as due."""

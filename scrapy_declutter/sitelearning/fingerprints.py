@@ -48,8 +48,19 @@ def normalise(text: str) -> str:
     or abbreviation ``<month>``, a digit run ``0``, single spaces."""
     text = text.lower()
     if "http" in text or "www." in text:  # what every URL the pattern folds starts with
-        text = _URLS.sub("<url>", text)
+        return fold_words(_URLS.sub("<url>", text))
+    return _fold(text)
+
+
+def fold_words(text: str) -> str:
+    """``normalise`` of a lowered text without URLs (the reference of ``_fingerprints.fold``)."""
     return " ".join(_DIGITS.sub("0", _MONTHS.sub("<month>", text)).split())
+
+
+try:
+    from ._fingerprints import fold as _fold
+except ImportError:  # installed without a compiler
+    _fold = fold_words
 
 
 def hash_text(text: str) -> int:
@@ -58,14 +69,16 @@ def hash_text(text: str) -> int:
     return int.from_bytes(digest, "little") & HASH_MASK
 
 
-def _fingerprint(text: str) -> int:
-    return hash_text(normalise(text))
-
-
-_cached_fingerprint = remembered(_fingerprint)
+_memo: dict[str, int] = {}
 
 
 def fingerprint(text: str) -> int:
-    """The 63-bit fingerprint of a block's text."""
-    return _cached_fingerprint(text) if len(text) <= CACHED_CHARS else _fingerprint(text)
-
+    """The 63-bit fingerprint of a block's text (one frame: it runs on every block)."""
+    fp = _memo.get(text)
+    if fp is None:
+        fp = hash_text(normalise(text))
+        if len(text) <= CACHED_CHARS:
+            if len(_memo) >= MEMO_SIZE:
+                _memo.clear()
+            _memo[text] = fp
+    return fp

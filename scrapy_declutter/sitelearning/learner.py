@@ -166,21 +166,17 @@ class SiteLearner:
                          confident=self.confident_margin)
 
     def apply(self, page: "Page", model: SiteModel | None,
-              supervised: list[bool] | None = None, keys: PageKeys | None = None, *,
-              relabel: bool = True) -> PageLesson:
-        """Relabel the page's blocks with what the site taught; return the page's lesson.
-
-        ``relabel=False``: the lesson alone (a page held in its warm-up), its counts of
-        relabelled blocks 0; what it teaches does not depend on the relabelling."""
+              supervised: list[bool] | None = None,
+              keys: PageKeys | None = None) -> PageLesson:
+        """Relabel the page's blocks with what the site taught; return the page's lesson."""
         blocks = page.blocks
         keys = keys if keys is not None else self.keys(page)
         lesson = PageLesson(keys)
         if supervised is not None:
             lesson.supervised = True
-            if relabel:
-                for b, keep in zip(blocks, supervised):
-                    b.set_label(CONTENT if keep else BOILERPLATE, float(keep), SUPERVISED_STEP)
-                    b.site_reason = SiteReason(SUPERVISED_STEP)
+            for b, keep in zip(blocks, supervised):
+                b.set_label(CONTENT if keep else BOILERPLATE, float(keep), SUPERVISED_STEP)
+                b.site_reason = SiteReason(SUPERVISED_STEP)
             at = range(min(len(blocks), len(supervised)))
             lesson.examples = {KEEP: _taught(blocks, [i for i in at if supervised[i]]),
                                DISCARD: _taught(blocks, [i for i in at if not supervised[i]])}
@@ -191,8 +187,8 @@ class SiteLearner:
         clf = model.classifier
         voting = self.vote and clf.ready(self.min_examples)
         if threshold == float("inf") and not model.fingerprints and not voting:
-            # Nothing learned can apply yet (a fresh site's warm-up pages are all labelled
-            # so): no template, container or vote, and no near-copy of a page never seen.
+            # Nothing learned can apply yet (a fresh site's first page): no template,
+            # container or vote, and no near-copy of a page never seen.
             if self.train:
                 lesson.examples = {KEEP: _taught(blocks, keys.sure_content),
                                    DISCARD: _taught(blocks, keys.sure_boilerplate)}
@@ -218,16 +214,15 @@ class SiteLearner:
         untaught = set(template)
         if outside or everywhere:
             untaught.update(self._ambiguous(page, keys, model, untaught, place, outside or set(),
-                                            everywhere, lesson, relabel))
-        if relabel:
-            fingerprints, structures = model.fingerprints, model.structures
-            for i in template:
-                b = blocks[i]
-                b.set_label(BOILERPLATE, 0.0, TEMPLATE_STEP)
-                seen = max(fingerprints.get(keys.fingerprints[i], 0),
-                           structures.get(keys.structures[i], 0))
-                b.site_reason = SiteReason(TEMPLATE_STEP, seen, model.pages)
-            lesson.template = len(template)
+                                            everywhere, lesson))
+        fingerprints, structures = model.fingerprints, model.structures
+        for i in template:
+            b = blocks[i]
+            b.set_label(BOILERPLATE, 0.0, TEMPLATE_STEP)
+            seen = max(fingerprints.get(keys.fingerprints[i], 0),
+                       structures.get(keys.structures[i], 0))
+            b.site_reason = SiteReason(TEMPLATE_STEP, seen, model.pages)
+        lesson.template = len(template)
         if not self.train:
             return lesson
         sure_content, discard = keys.sure_content, keys.sure_boilerplate
@@ -267,7 +262,7 @@ class SiteLearner:
 
     def _ambiguous(self, page: "Page", keys: PageKeys, model: SiteModel, template: set[int],
                    place: str | None, outside: set[int], everywhere: bool,
-                   lesson: PageLesson, relabel: bool) -> list[int]:
+                   lesson: PageLesson) -> list[int]:
         """Rules 3 and 4 on the ambiguous blocks outside the ``template``; the blocks they
         took (settled, or put to the classifier), which teach nothing."""
         blocks, taken = page.blocks, []
@@ -283,16 +278,13 @@ class SiteLearner:
             if i in outside and not b.is_heading \
                     and b.text_chars <= CONTAINER_MAX_CHARS:
                 taken.append(i)
-                if relabel:
-                    b.set_label(BOILERPLATE, 0.0, CONTAINER_STEP)
-                    b.site_reason = settled_by
-                    lesson.settled += 1
+                b.set_label(BOILERPLATE, 0.0, CONTAINER_STEP)
+                b.site_reason = settled_by
+                lesson.settled += 1
                 continue
             if not everywhere:
                 continue
             taken.append(i)
-            if not relabel:
-                continue
             verdict = clf.classify(b.text)
             if abs(verdict.log_odds) >= self.vote_bits * len(b.text):
                 b.set_label(CONTENT if verdict.category == KEEP else BOILERPLATE,

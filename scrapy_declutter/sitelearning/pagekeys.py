@@ -1,14 +1,13 @@
 """What site learning reads of a page whatever its site's model: computed once per page.
 
-The keys depend on the blocks and the generic labels only, so the site step keeps
-them on the page (``PAGE_KEYS``): a page held in its warm-up reads them back when
-it is labelled at release.
+The keys depend on the blocks and the generic labels only; the site step leaves them
+on the page (``PAGE_KEYS``) for what explains its labels (``lab``'s rules).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping
 
 from ..blocks import CONTENT
 from ..page import Slot
@@ -16,7 +15,6 @@ from .fingerprints import fingerprint
 from .places import Places, containers, folded_hash, keyed_at
 
 if TYPE_CHECKING:
-    from ..blocks import Block
     from ..page import Page
 
 #: Blocks with this link density or more (menus, link lists) get no structural key.
@@ -59,43 +57,42 @@ class PageKeys:
     longest: list[int] = field(default_factory=list)
 
 
-#: The page's keys, put there by the site step the first time it labels the page.
+#: The page's keys, put there by the site step.
 PAGE_KEYS: Slot[PageKeys] = Slot("site learning keys")
 
 
-def confidences(blocks: Sequence["Block"], cuts: Mapping[str, float]) -> list[float]:
-    """How far each block's score is past its step's cut (``cuts[step]``, else
-    ``DEFAULT_CUT``), on the side of its label."""
-    return [b.score - cuts.get(b.step or "", DEFAULT_CUT) if b.label == CONTENT
-            else cuts.get(b.step or "", DEFAULT_CUT) - b.score for b in blocks]
-
-
 def page_keys(page: "Page", *, cuts: Mapping[str, float], confident: float) -> PageKeys:
-    """The page's keys; ``cuts``: the steps' cuts (``confidences``), ``confident`` the least
-    confidence that makes a label sure. A line of words that names someone, not a link
-    list, gets a structural key (``places.folded_hash``)."""
+    """The page's keys, in one pass over its blocks; ``cuts``: the steps' cuts (else
+    ``DEFAULT_CUT``), ``confident`` the least confidence (how far a block's score is past its
+    step's cut, on its label's side) that makes a label sure. A line of words that names
+    someone, not a link list, gets a structural key (``places.folded_hash``)."""
     blocks = page.blocks
-    places = Places(blocks)
-    how_sure = confidences(blocks, cuts)
-    keys = PageKeys(places, [fingerprint(b.text) for b in blocks], confidences=how_sure)
-    keys.structures = [0] * len(blocks)
+    n = len(blocks)
+    keys = PageKeys(Places(blocks), [0] * n, [0] * n, confidences=[0.0] * n)
+    fps, structures, how_sure = keys.fingerprints, keys.structures, keys.confidences
+    weights, longest = [0] * n, []
     for i, b in enumerate(blocks):
+        fp = fps[i] = fingerprint(b.text)
+        cut = cuts.get(b.step or "", DEFAULT_CUT)
+        if b.label == CONTENT:
+            sure = how_sure[i] = b.score - cut
+            keys.content_chars += b.text_chars
+            if sure >= confident:
+                weights[i] = b.text_chars
+                keys.sure_content.append(i)
+            if b.text_chars >= DUPLICATE_MIN_CHARS:
+                longest.append((b.text_chars, fp))
+        else:
+            sure = how_sure[i] = cut - b.score
+            if sure >= confident:
+                keys.sure_boilerplate.append(i)
         if b.link_density < STRUCTURE_MAX_LINKS and b.words >= 3:
             folded = folded_hash(b.text)
             if folded:
-                path = places.path(i)
-                key = keys.structures[i] = keyed_at(path, folded)
+                path = keys.places.path(i)
+                key = structures[i] = keyed_at(path, folded)
                 keys.samples[key] = (b.text, path)
-    keys.containers = containers(places, [
-        b.text_chars if c >= confident and b.is_content else 0
-        for b, c in zip(blocks, how_sure)],
-        share=CONTAINER_SHARE, min_total=CONTAINER_MIN_CHARS)
-    keys.sure_content = [i for i, c in enumerate(how_sure)
-                         if c >= confident and blocks[i].is_content]
-    keys.sure_boilerplate = [i for i, c in enumerate(how_sure)
-                             if c >= confident and not blocks[i].is_content]
-    keys.content_chars = sum(b.text_chars for b in blocks if b.is_content)
-    longest = sorted(((b.text_chars, fp) for b, fp in zip(blocks, keys.fingerprints)
-                      if b.is_content and b.text_chars >= DUPLICATE_MIN_CHARS), reverse=True)
-    keys.longest = [fp for _, fp in longest[:DUPLICATE_BLOCKS]]
+    keys.containers = containers(keys.places, weights, share=CONTAINER_SHARE,
+                                 min_total=CONTAINER_MIN_CHARS)
+    keys.longest = [fp for _, fp in sorted(longest, reverse=True)[:DUPLICATE_BLOCKS]]
     return keys

@@ -77,14 +77,6 @@ class Places:
             path = memo[id(a)] = known if known is not None else f"{path}/{describe(a)}"
         return path
 
-    def lineage(self, index: int) -> list[str]:
-        """Paths of block ``index``'s elements, root first (its own last); none if cut."""
-        ancestors = self.blocks[index].ancestors
-        if not ancestors or ancestors[0].tag != "html":
-            return []
-        self.path(index)
-        return [self._memo[id(a)] for a in ancestors]
-
     def inside(self, index: int, container: str) -> bool | None:
         """Whether block ``index`` is in (or is) an element at ``container``; None: cannot tell."""
         path = self.path(index)
@@ -96,10 +88,20 @@ class Places:
 def folded_hash(text: str) -> int:
     """Hash of the text with names folded too; 0 when it names nobody or is too long: its
     fingerprint then says all a structural key (the text at one place) could."""
-    if len(text) > STRUCTURE_MAX_CHARS or text[1:].islower() or _NAMES.search(text) is None:
+    if len(text) > STRUCTURE_MAX_CHARS or text[1:].islower() or not _names_someone(text):
         return 0
     return _folded(text)
 
+
+def names_someone(text: str) -> bool:
+    """Whether ``_NAMES`` finds a name (the reference of ``_fingerprints.names_someone``)."""
+    return _NAMES.search(text) is not None
+
+
+try:
+    from ._fingerprints import names_someone as _names_someone
+except ImportError:  # installed without a compiler
+    _names_someone = names_someone
 
 _folded = remembered(lambda text: fingerprint(_NAMES.sub(r"\1<name>", text)))
 
@@ -122,17 +124,27 @@ _path_hash = remembered(hash_text)
 def containers(places: Places, weights: Sequence[int], *, share: float,
                min_total: int = 1) -> list[str]:
     """The places that name themselves (an id, a class, ``CONTAINER_TAGS``) whose subtree
-    holds ``share`` of the ``weights``; none when they sum to under ``min_total``."""
+    holds ``share`` of the ``weights``; none when they sum to under ``min_total``. Weights are
+    summed per element first: its blocks share it, so each path is looked up once."""
     total = sum(weights)
     if total < max(min_total, 1):
         return []
-    held: dict[str, int] = {}
+    per_element: dict[int, list] = {}  # id(Ancestor) -> [weight, its lineage]
     for i, w in enumerate(weights):
-        if w:
-            for path in places.lineage(i)[:-1]:  # the block's own element is not a container
-                held[path] = held.get(path, 0) + w
+        ancestors = places.blocks[i].ancestors
+        if w and ancestors and ancestors[0].tag == "html":  # a cut lineage has no places
+            for depth in range(len(ancestors) - 1):  # the block's own element is not one
+                held = per_element.get(id(ancestors[depth]))
+                if held is None:
+                    per_element[id(ancestors[depth])] = [w, ancestors[:depth + 1]]
+                else:
+                    held[0] += w
+    by_path: dict[str, int] = {}
+    for w, lineage in per_element.values():
+        path = places._path(lineage)
+        by_path[path] = by_path.get(path, 0) + w
     out = []
-    for path, chars in held.items():
+    for path, chars in by_path.items():
         last = path.rsplit("/", 1)[-1]
         if chars >= share * total and ("#" in last or "." in last or last in CONTAINER_TAGS):
             out.append(path)

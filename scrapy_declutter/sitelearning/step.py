@@ -40,25 +40,11 @@ class SiteStep(Step):
 
     def process(self, page: "Page") -> None:
         model = page.get(SITE_MODEL)
-        if model is not None and page.blocks:
-            self._apply(page, model, relabel=True)
-
-    def lesson(self, page: "Page") -> PageLesson | None:
-        """What the page teaches (also in ``SITE_LESSON``), its labels left as they are: a held
-        page is labelled at release. None when ``process`` would leave no lesson."""
-        model = page.get(SITE_MODEL)
         if model is None or not page.blocks:
-            return None
-        return self._apply(page, model, relabel=False)
-
-    def _apply(self, page: "Page", model: SiteModel, *, relabel: bool) -> PageLesson:
-        keys = page.get(PAGE_KEYS)  # there when the page was read before (a warm-up)
-        if keys is None:
-            keys = self.learner.keys(page)
-            page.put(PAGE_KEYS, keys)
-        lesson = self.learner.apply(page, model, self.supervision(page), keys, relabel=relabel)
-        page.put(SITE_LESSON, lesson)
-        return lesson
+            return
+        keys = self.learner.keys(page)
+        page.put(PAGE_KEYS, keys)
+        page.put(SITE_LESSON, self.learner.apply(page, model, self.supervision(page), keys))
 
     def __repr__(self) -> str:
         return f"SiteStep(content_selector={self.content_selector!r}, markers={self.markers!r})"
