@@ -2182,6 +2182,13 @@ static CYTHON_INLINE void __Pyx__ExceptionReset(PyThreadState *tstate, PyObject 
 #define __Pyx_ExceptionReset(type, value, tb)  PyErr_SetExcInfo(type, value, tb)
 #endif
 
+/* ListAppend.proto */
+#if CYTHON_USE_PYLIST_INTERNALS && CYTHON_ASSUME_SAFE_MACROS && CYTHON_ASSUME_SAFE_SIZE
+static CYTHON_INLINE int __Pyx_PyList_Append(PyObject* list, PyObject* x);
+#else
+#define __Pyx_PyList_Append(L,x) PyList_Append(L,x)
+#endif
+
 /* CheckTypeForFreelists.proto */
 #if CYTHON_USE_FREELISTS
 #if CYTHON_USE_TYPE_SPECS
@@ -2611,6 +2618,9 @@ static int __Pyx_check_binary_version(unsigned long ct_version, unsigned long rt
 /* DecompressString.proto */
 static PyObject *__Pyx_DecompressString(const char *s, Py_ssize_t length, int algo);
 
+/* DecompressString_LZSS.proto */
+static PyObject *__Pyx_DecompressString_LZSS(const char *s, size_t compressed_length, size_t uncompressed_length);
+
 /* MultiPhaseInitModuleState.proto */
 #if CYTHON_PEP489_MULTI_PHASE_INIT && CYTHON_USE_MODULE_STATE
 #include <stdlib.h>
@@ -2713,9 +2723,10 @@ static PyObject *__pyx_builtin_sum;
 /* #### Code section: string_decls ### */
 static const char __pyx_k_fingerprints_fold_words_in_one[] = "``fingerprints.fold_words`` in one scan: its two regular expressions and the split were\nmost of site learning\047s cost on pages whose blocks are new to the site.";
 /* #### Code section: decls ### */
-static PyObject *__pyx_pf_16scrapy_declutter_12sitelearning_13_fingerprints_4genexpr(CYTHON_UNUSED PyObject *__pyx_self); /* proto */
+static PyObject *__pyx_pf_16scrapy_declutter_12sitelearning_13_fingerprints_6genexpr(CYTHON_UNUSED PyObject *__pyx_self); /* proto */
 static PyObject *__pyx_pf_16scrapy_declutter_12sitelearning_13_fingerprints_fold(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v_text); /* proto */
 static PyObject *__pyx_pf_16scrapy_declutter_12sitelearning_13_fingerprints_2names_someone(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v_text); /* proto */
+static PyObject *__pyx_pf_16scrapy_declutter_12sitelearning_13_fingerprints_4fold_names(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v_text); /* proto */
 static PyObject *__pyx_tp_new__initialisation_16scrapy_declutter_12sitelearning_13_fingerprints___pyx_scope_struct__genexpr(PyObject *o, 
 #if CYTHON_VECTORCALL_TPNEW
     PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
@@ -2767,8 +2778,8 @@ namespace {
     __Pyx_CachedCFunction __pyx_umethod_PyDict_Type_items;
     __Pyx_CachedCFunction __pyx_umethod_PyDict_Type_pop;
     __Pyx_CachedCFunction __pyx_umethod_PyDict_Type_values;
-    PyObject *__pyx_codeobj_tab[3];
-    PyObject *__pyx_string_tab[48];
+    PyObject *__pyx_codeobj_tab[4];
+    PyObject *__pyx_string_tab[57];
 /* #### Code section: module_state_contents ### */
 
 #if CYTHON_USE_FREELISTS
@@ -2825,54 +2836,63 @@ static __pyx_mstatetype __pyx_mstate_global_static =
 static __pyx_mstatetype * const __pyx_mstate_global = &__pyx_mstate_global_static;
 #endif
 /* #### Code section: constant_name_defines ### */
-#define __pyx_kp_u__2 __pyx_string_tab[0]
-#define __pyx_kp_u_Note_that_Cython_is_deliberately __pyx_string_tab[1]
-#define __pyx_kp_u_add_note __pyx_string_tab[2]
-#define __pyx_kp_u_disable __pyx_string_tab[3]
-#define __pyx_kp_u_enable __pyx_string_tab[4]
-#define __pyx_kp_u_gc __pyx_string_tab[5]
-#define __pyx_kp_u_isenabled __pyx_string_tab[6]
-#define __pyx_kp_u_jan_january_feb_february_mar_mar __pyx_string_tab[7]
-#define __pyx_kp_u_scrapy_declutter_sitelearning__f_2 __pyx_string_tab[8]
-#define __pyx_n_u_Pyx_PyDict_NextRef __pyx_string_tab[9]
-#define __pyx_n_u_annotate __pyx_string_tab[10]
-#define __pyx_n_u_func __pyx_string_tab[11]
-#define __pyx_n_u_main __pyx_string_tab[12]
-#define __pyx_n_u_module __pyx_string_tab[13]
-#define __pyx_n_u_name __pyx_string_tab[14]
-#define __pyx_n_u_qualname __pyx_string_tab[15]
-#define __pyx_n_u_test __pyx_string_tab[16]
-#define __pyx_n_u_is_coroutine __pyx_string_tab[17]
-#define __pyx_n_u_asyncio_coroutines __pyx_string_tab[18]
-#define __pyx_n_u_before __pyx_string_tab[19]
-#define __pyx_n_u_c __pyx_string_tab[20]
-#define __pyx_n_u_cline_in_traceback __pyx_string_tab[21]
-#define __pyx_n_u_close __pyx_string_tab[22]
-#define __pyx_n_u_fold __pyx_string_tab[23]
-#define __pyx_n_u_genexpr __pyx_string_tab[24]
-#define __pyx_n_u_i __pyx_string_tab[25]
-#define __pyx_n_u_items __pyx_string_tab[26]
-#define __pyx_n_u_j __pyx_string_tab[27]
-#define __pyx_n_u_letter __pyx_string_tab[28]
-#define __pyx_n_u_n __pyx_string_tab[29]
-#define __pyx_n_u_names_someone __pyx_string_tab[30]
-#define __pyx_n_u_next __pyx_string_tab[31]
-#define __pyx_n_u_o __pyx_string_tab[32]
-#define __pyx_n_u_out __pyx_string_tab[33]
-#define __pyx_n_u_pop __pyx_string_tab[34]
-#define __pyx_n_u_scrapy_declutter_sitelearning__f __pyx_string_tab[35]
-#define __pyx_n_u_send __pyx_string_tab[36]
-#define __pyx_n_u_setdefault __pyx_string_tab[37]
-#define __pyx_n_u_space __pyx_string_tab[38]
-#define __pyx_n_u_starts __pyx_string_tab[39]
-#define __pyx_n_u_sum __pyx_string_tab[40]
-#define __pyx_n_u_text __pyx_string_tab[41]
-#define __pyx_n_u_throw __pyx_string_tab[42]
-#define __pyx_n_u_value __pyx_string_tab[43]
-#define __pyx_n_u_values __pyx_string_tab[44]
-#define __pyx_kp_b_iso88591_1Kq_Q_q_Ba_D_Qa_Bb_at1A_Q_wd_Bb __pyx_string_tab[45]
-#define __pyx_kp_b_iso88591_1Kz_a_r_2Rr_Ba_t3a_b_AQ_A_Q_q_1 __pyx_string_tab[46]
-#define __pyx_kp_b_iso88591__4 __pyx_string_tab[47]
+#define __pyx_kp_u__4 __pyx_string_tab[0]
+#define __pyx_kp_u_name __pyx_string_tab[1]
+#define __pyx_kp_u__2 __pyx_string_tab[2]
+#define __pyx_kp_u_Note_that_Cython_is_deliberately __pyx_string_tab[3]
+#define __pyx_kp_u_add_note __pyx_string_tab[4]
+#define __pyx_kp_u_disable __pyx_string_tab[5]
+#define __pyx_kp_u_enable __pyx_string_tab[6]
+#define __pyx_kp_u_gc __pyx_string_tab[7]
+#define __pyx_kp_u_isenabled __pyx_string_tab[8]
+#define __pyx_kp_u_jan_january_feb_february_mar_mar __pyx_string_tab[9]
+#define __pyx_kp_u_scrapy_declutter_sitelearning__f_2 __pyx_string_tab[10]
+#define __pyx_n_u_Pyx_PyDict_NextRef __pyx_string_tab[11]
+#define __pyx_n_u_annotate __pyx_string_tab[12]
+#define __pyx_n_u_func __pyx_string_tab[13]
+#define __pyx_n_u_main __pyx_string_tab[14]
+#define __pyx_n_u_module __pyx_string_tab[15]
+#define __pyx_n_u_name_2 __pyx_string_tab[16]
+#define __pyx_n_u_qualname __pyx_string_tab[17]
+#define __pyx_n_u_test __pyx_string_tab[18]
+#define __pyx_n_u_is_coroutine __pyx_string_tab[19]
+#define __pyx_n_u_asyncio_coroutines __pyx_string_tab[20]
+#define __pyx_n_u_before __pyx_string_tab[21]
+#define __pyx_n_u_c __pyx_string_tab[22]
+#define __pyx_n_u_cline_in_traceback __pyx_string_tab[23]
+#define __pyx_n_u_close __pyx_string_tab[24]
+#define __pyx_n_u_e __pyx_string_tab[25]
+#define __pyx_n_u_fold __pyx_string_tab[26]
+#define __pyx_n_u_fold_names __pyx_string_tab[27]
+#define __pyx_n_u_genexpr __pyx_string_tab[28]
+#define __pyx_n_u_i __pyx_string_tab[29]
+#define __pyx_n_u_items __pyx_string_tab[30]
+#define __pyx_n_u_j __pyx_string_tab[31]
+#define __pyx_n_u_k __pyx_string_tab[32]
+#define __pyx_n_u_letter __pyx_string_tab[33]
+#define __pyx_n_u_m __pyx_string_tab[34]
+#define __pyx_n_u_n __pyx_string_tab[35]
+#define __pyx_n_u_names_someone __pyx_string_tab[36]
+#define __pyx_n_u_next __pyx_string_tab[37]
+#define __pyx_n_u_o __pyx_string_tab[38]
+#define __pyx_n_u_out __pyx_string_tab[39]
+#define __pyx_n_u_pop __pyx_string_tab[40]
+#define __pyx_n_u_pos __pyx_string_tab[41]
+#define __pyx_n_u_s __pyx_string_tab[42]
+#define __pyx_n_u_scrapy_declutter_sitelearning__f __pyx_string_tab[43]
+#define __pyx_n_u_send __pyx_string_tab[44]
+#define __pyx_n_u_setdefault __pyx_string_tab[45]
+#define __pyx_n_u_space __pyx_string_tab[46]
+#define __pyx_n_u_starts __pyx_string_tab[47]
+#define __pyx_n_u_sum __pyx_string_tab[48]
+#define __pyx_n_u_text __pyx_string_tab[49]
+#define __pyx_n_u_throw __pyx_string_tab[50]
+#define __pyx_n_u_value __pyx_string_tab[51]
+#define __pyx_n_u_values __pyx_string_tab[52]
+#define __pyx_kp_b_iso88591_1M_A_Ba_5_3nD_t5_Rs_d_4qPRRTTU __pyx_string_tab[53]
+#define __pyx_kp_b_iso88591_1Kq_Q_q_Ba_D_Qa_Bb_at1A_Q_wd_Bb __pyx_string_tab[54]
+#define __pyx_kp_b_iso88591_1Kz_a_r_2Rr_Ba_t3a_b_AQ_A_Q_q_1 __pyx_string_tab[55]
+#define __pyx_kp_b_iso88591__5 __pyx_string_tab[56]
 /* #### Code section: module_state_clear ### */
 #if CYTHON_USE_MODULE_STATE
 static CYTHON_SMALL_CODE int __pyx_m_clear(PyObject *m) {
@@ -2892,8 +2912,8 @@ static CYTHON_SMALL_CODE int __pyx_m_clear(PyObject *m) {
   Py_CLEAR(clear_module_state->__pyx_umethod_PyDict_Type_items.method);
   Py_CLEAR(clear_module_state->__pyx_umethod_PyDict_Type_pop.method);
   Py_CLEAR(clear_module_state->__pyx_umethod_PyDict_Type_values.method);
-  for (int i=0; i<3; ++i) { Py_CLEAR(clear_module_state->__pyx_codeobj_tab[i]); }
-  for (int i=0; i<48; ++i) { Py_CLEAR(clear_module_state->__pyx_string_tab[i]); }
+  for (int i=0; i<4; ++i) { Py_CLEAR(clear_module_state->__pyx_codeobj_tab[i]); }
+  for (int i=0; i<57; ++i) { Py_CLEAR(clear_module_state->__pyx_string_tab[i]); }
 /* #### Code section: module_state_clear_contents ### */
 /* CommonTypesMetaclass.module_state_clear */
 Py_CLEAR(clear_module_state->__pyx_CommonTypesMetaclassType);
@@ -2924,8 +2944,8 @@ static CYTHON_SMALL_CODE int __pyx_m_traverse(PyObject *m, visitproc visit, void
   Py_VISIT(traverse_module_state->__pyx_umethod_PyDict_Type_items.method);
   Py_VISIT(traverse_module_state->__pyx_umethod_PyDict_Type_pop.method);
   Py_VISIT(traverse_module_state->__pyx_umethod_PyDict_Type_values.method);
-  for (int i=0; i<3; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_codeobj_tab[i]); }
-  for (int i=0; i<48; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_string_tab[i]); }
+  for (int i=0; i<4; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_codeobj_tab[i]); }
+  for (int i=0; i<57; ++i) { __Pyx_VISIT_CONST(traverse_module_state->__pyx_string_tab[i]); }
 /* #### Code section: module_state_traverse_contents ### */
 /* CommonTypesMetaclass.module_state_traverse */
 Py_VISIT(traverse_module_state->__pyx_CommonTypesMetaclassType);
@@ -2941,7 +2961,7 @@ return 0;
 }
 #endif
 /* #### Code section: module_code ### */
-static PyObject *__pyx_gb_16scrapy_declutter_12sitelearning_13_fingerprints_6generator(__pyx_CoroutineObject *__pyx_generator, CYTHON_UNUSED PyThreadState *__pyx_tstate, PyObject *__pyx_sent_value); /* proto */
+static PyObject *__pyx_gb_16scrapy_declutter_12sitelearning_13_fingerprints_8generator(__pyx_CoroutineObject *__pyx_generator, CYTHON_UNUSED PyThreadState *__pyx_tstate, PyObject *__pyx_sent_value); /* proto */
 
 /* "scrapy_declutter/sitelearning/_fingerprints.pyx":19
  *                                   "november dec december".split())
@@ -2951,7 +2971,7 @@ static PyObject *__pyx_gb_16scrapy_declutter_12sitelearning_13_fingerprints_6gen
  * 
 */
 
-static PyObject *__pyx_pf_16scrapy_declutter_12sitelearning_13_fingerprints_4genexpr(CYTHON_UNUSED PyObject *__pyx_self) {
+static PyObject *__pyx_pf_16scrapy_declutter_12sitelearning_13_fingerprints_6genexpr(CYTHON_UNUSED PyObject *__pyx_self) {
   struct __pyx_obj_16scrapy_declutter_12sitelearning_13_fingerprints___pyx_scope_struct__genexpr *__pyx_cur_scope;
   PyObject *__pyx_r = NULL;
   __Pyx_RefNannyDeclarations
@@ -2968,7 +2988,7 @@ static PyObject *__pyx_pf_16scrapy_declutter_12sitelearning_13_fingerprints_4gen
     __Pyx_GOTREF((PyObject *)__pyx_cur_scope);
   }
   {
-    __pyx_CoroutineObject *gen = __Pyx_Generator_New((__pyx_coroutine_body_t) __pyx_gb_16scrapy_declutter_12sitelearning_13_fingerprints_6generator, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[0]), (PyObject *) __pyx_cur_scope, __pyx_mstate_global->__pyx_n_u_genexpr, __pyx_mstate_global->__pyx_n_u_genexpr, __pyx_mstate_global->__pyx_n_u_scrapy_declutter_sitelearning__f); if (unlikely(!gen)) __PYX_ERR(0, 19, __pyx_L1_error)
+    __pyx_CoroutineObject *gen = __Pyx_Generator_New((__pyx_coroutine_body_t) __pyx_gb_16scrapy_declutter_12sitelearning_13_fingerprints_8generator, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[0]), (PyObject *) __pyx_cur_scope, __pyx_mstate_global->__pyx_n_u_genexpr, __pyx_mstate_global->__pyx_n_u_genexpr, __pyx_mstate_global->__pyx_n_u_scrapy_declutter_sitelearning__f); if (unlikely(!gen)) __PYX_ERR(0, 19, __pyx_L1_error)
     __Pyx_DECREF(__pyx_cur_scope);
     __Pyx_RefNannyFinishContext();
     return (PyObject *) gen;
@@ -2984,7 +3004,7 @@ static PyObject *__pyx_pf_16scrapy_declutter_12sitelearning_13_fingerprints_4gen
   return __pyx_r;
 }
 
-static PyObject *__pyx_gb_16scrapy_declutter_12sitelearning_13_fingerprints_6generator(__pyx_CoroutineObject *__pyx_generator, CYTHON_UNUSED PyThreadState *__pyx_tstate, PyObject *__pyx_sent_value) /* generator body */
+static PyObject *__pyx_gb_16scrapy_declutter_12sitelearning_13_fingerprints_8generator(__pyx_CoroutineObject *__pyx_generator, CYTHON_UNUSED PyThreadState *__pyx_tstate, PyObject *__pyx_sent_value) /* generator body */
 {
   struct __pyx_obj_16scrapy_declutter_12sitelearning_13_fingerprints___pyx_scope_struct__genexpr *__pyx_cur_scope = ((struct __pyx_obj_16scrapy_declutter_12sitelearning_13_fingerprints___pyx_scope_struct__genexpr *)__pyx_generator->closure);
   PyObject *__pyx_r = NULL;
@@ -4909,6 +4929,7 @@ static PyObject *__pyx_pf_16scrapy_declutter_12sitelearning_13_fingerprints_2nam
  *         before = c
  *         i += 1             # <<<<<<<<<<<<<<
  *     return False
+ * 
 */
     __pyx_v_i = (__pyx_v_i + 1);
     __pyx_L3_continue:;
@@ -4918,6 +4939,8 @@ static PyObject *__pyx_pf_16scrapy_declutter_12sitelearning_13_fingerprints_2nam
  *         before = c
  *         i += 1
  *     return False             # <<<<<<<<<<<<<<
+ * 
+ * 
 */
   {
     PyObject *__pyx_temp;
@@ -4948,6 +4971,702 @@ static PyObject *__pyx_pf_16scrapy_declutter_12sitelearning_13_fingerprints_2nam
 
 
 
+  __Pyx_XGIVEREF(__pyx_r);
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+/* "scrapy_declutter/sitelearning/_fingerprints.pyx":105
+ * 
+ * 
+ * def fold_names(str text):             # <<<<<<<<<<<<<<
+ *     """``places.fold_names(text)``: each name after a lower-case word is ``<name>``."""
+ *     cdef Py_ssize_t n = len(text), pos = 0, s = 0, j, k, e, m
+*/
+
+/* Python wrapper */
+static PyObject *__pyx_pw_16scrapy_declutter_12sitelearning_13_fingerprints_5fold_names(PyObject *__pyx_self, 
+#if CYTHON_VECTORCALL
+PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
+#else
+PyObject *__pyx_args, PyObject *__pyx_kwds
+#endif
+); /*proto*/
+PyDoc_STRVAR(__pyx_doc_16scrapy_declutter_12sitelearning_13_fingerprints_4fold_names, "``places.fold_names(text)``: each name after a lower-case word is ``<name>``.");
+static PyMethodDef __pyx_mdef_16scrapy_declutter_12sitelearning_13_fingerprints_5fold_names = {"fold_names", (PyCFunction)(void(*)(void))(__Pyx_PyCFunction_FastCallWithKeywords)__pyx_pw_16scrapy_declutter_12sitelearning_13_fingerprints_5fold_names, __Pyx_METH_FASTCALL|METH_KEYWORDS, __pyx_doc_16scrapy_declutter_12sitelearning_13_fingerprints_4fold_names};
+static PyObject *__pyx_pw_16scrapy_declutter_12sitelearning_13_fingerprints_5fold_names(PyObject *__pyx_self, 
+#if CYTHON_VECTORCALL
+PyObject *const *__pyx_args, Py_ssize_t __pyx_nargs, PyObject *__pyx_kwds
+#else
+PyObject *__pyx_args, PyObject *__pyx_kwds
+#endif
+) {
+  PyObject *__pyx_v_text = 0;
+  #if !CYTHON_VECTORCALL
+  CYTHON_UNUSED Py_ssize_t __pyx_nargs;
+  #endif
+  CYTHON_UNUSED PyObject *const *__pyx_kwvalues;
+  PyObject* values[1] = {0};
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  PyObject *__pyx_r = 0;
+  __Pyx_RefNannyDeclarations
+  __Pyx_RefNannySetupContext("fold_names (wrapper)", 0);
+  #if !CYTHON_VECTORCALL
+  #if CYTHON_ASSUME_SAFE_SIZE
+  __pyx_nargs = PyTuple_GET_SIZE(__pyx_args);
+  #else
+  __pyx_nargs = PyTuple_Size(__pyx_args); if (unlikely(__pyx_nargs < 0)) return NULL;
+  #endif
+  #endif
+  __pyx_kwvalues = __Pyx_KwValues_FASTCALL(__pyx_args, __pyx_nargs);
+  {
+    PyObject ** const __pyx_pyargnames[] = {&__pyx_mstate_global->__pyx_n_u_text,0};
+    const Py_ssize_t __pyx_kwds_len = (__pyx_kwds) ? __Pyx_NumKwargs_FASTCALL(__pyx_kwds) : 0;
+    if (unlikely(__pyx_kwds_len < 0)) __PYX_ERR(0, 105, __pyx_L3_error)
+    if (__pyx_kwds_len > 0) {
+      switch (__pyx_nargs) {
+        case  1:
+        values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
+        if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 105, __pyx_L3_error)
+        CYTHON_FALLTHROUGH;
+        case  0: break;
+        default: goto __pyx_L5_argtuple_error;
+      }
+      const Py_ssize_t kwd_pos_args = __pyx_nargs;
+      if (__Pyx_ParseKeywords(__pyx_kwds, __pyx_kwvalues, __pyx_pyargnames, 0, values, kwd_pos_args, __pyx_kwds_len, "fold_names", 0) < (0)) __PYX_ERR(0, 105, __pyx_L3_error)
+      for (Py_ssize_t i = __pyx_nargs; i < 1; i++) {
+        if (unlikely(!values[i])) { __Pyx_RaiseArgtupleInvalid("fold_names", 1, 1, 1, i); __PYX_ERR(0, 105, __pyx_L3_error) }
+      }
+    } else if (unlikely(__pyx_nargs != 1)) {
+      goto __pyx_L5_argtuple_error;
+    } else {
+      values[0] = __Pyx_ArgRef_FASTCALL(__pyx_args, 0);
+      if (!CYTHON_ASSUME_SAFE_MACROS && unlikely(!values[0])) __PYX_ERR(0, 105, __pyx_L3_error)
+    }
+    __pyx_v_text = ((PyObject*)values[0]);
+  }
+  goto __pyx_L6_skip;
+  __pyx_L5_argtuple_error:;
+  __Pyx_RaiseArgtupleInvalid("fold_names", 1, 1, 1, __pyx_nargs); __PYX_ERR(0, 105, __pyx_L3_error)
+  __pyx_L6_skip:;
+  goto __pyx_L4_argument_unpacking_done;
+  __pyx_L3_error:;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  __Pyx_AddTraceback("scrapy_declutter.sitelearning._fingerprints.fold_names", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __Pyx_RefNannyFinishContext();
+  return NULL;
+  __pyx_L4_argument_unpacking_done:;
+  if (unlikely(!__Pyx_ArgTypeTest(((PyObject *)__pyx_v_text), (&PyUnicode_Type), 1, "text", 1))) __PYX_ERR(0, 105, __pyx_L1_error)
+  __pyx_r = __pyx_pf_16scrapy_declutter_12sitelearning_13_fingerprints_4fold_names(__pyx_self, __pyx_v_text);
+
+  /* function exit code */
+  goto __pyx_L0;
+  __pyx_L1_error:;
+  __pyx_r = NULL;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  goto __pyx_L7_cleaned_up;
+  __pyx_L0:;
+  for (Py_ssize_t __pyx_temp=0; __pyx_temp < (Py_ssize_t)(sizeof(values)/sizeof(values[0])); ++__pyx_temp) {
+    Py_XDECREF(values[__pyx_temp]);
+  }
+  __pyx_L7_cleaned_up:;
+  __Pyx_RefNannyFinishContext();
+  return __pyx_r;
+}
+
+static PyObject *__pyx_pf_16scrapy_declutter_12sitelearning_13_fingerprints_4fold_names(CYTHON_UNUSED PyObject *__pyx_self, PyObject *__pyx_v_text) {
+  Py_ssize_t __pyx_v_n;
+  Py_ssize_t __pyx_v_pos;
+  Py_ssize_t __pyx_v_s;
+  Py_ssize_t __pyx_v_j;
+  Py_ssize_t __pyx_v_k;
+  Py_ssize_t __pyx_v_e;
+  Py_ssize_t __pyx_v_m;
+  PyObject *__pyx_v_out = 0;
+  PyObject *__pyx_r = NULL;
+  __Pyx_RefNannyDeclarations
+  Py_ssize_t __pyx_t_1;
+  PyObject *__pyx_t_2 = NULL;
+  int __pyx_t_3;
+  Py_UCS4 __pyx_t_4;
+  unsigned int __pyx_t_5;
+  int __pyx_t_6;
+  int __pyx_t_7;
+  int __pyx_t_8;
+  int __pyx_lineno = 0;
+  const char *__pyx_filename = NULL;
+  int __pyx_clineno = 0;
+  __Pyx_RefNannySetupContext("fold_names", 0);
+
+  /* "scrapy_declutter/sitelearning/_fingerprints.pyx":107
+ * def fold_names(str text):
+ *     """``places.fold_names(text)``: each name after a lower-case word is ``<name>``."""
+ *     cdef Py_ssize_t n = len(text), pos = 0, s = 0, j, k, e, m             # <<<<<<<<<<<<<<
+ *     cdef list out = []
+ *     while s < n:
+*/
+  if (unlikely(__pyx_v_text == Py_None)) {
+    PyErr_SetString(PyExc_TypeError, "object of type \047NoneType\047 has no len()");
+    __PYX_ERR(0, 107, __pyx_L1_error)
+  }
+  __pyx_t_1 = __Pyx_PyUnicode_GET_LENGTH(__pyx_v_text); if (unlikely(__pyx_t_1 == ((Py_ssize_t)-1))) __PYX_ERR(0, 107, __pyx_L1_error)
+  __pyx_v_n = __pyx_t_1;
+  __pyx_v_pos = 0;
+  __pyx_v_s = 0;
+
+  /* "scrapy_declutter/sitelearning/_fingerprints.pyx":108
+ *     """``places.fold_names(text)``: each name after a lower-case word is ``<name>``."""
+ *     cdef Py_ssize_t n = len(text), pos = 0, s = 0, j, k, e, m
+ *     cdef list out = []             # <<<<<<<<<<<<<<
+ *     while s < n:
+ *         if not (97 <= <unsigned int>text[s] <= 122 and (s == 0 or not word(text[s - 1]))):
+*/
+  __pyx_t_2 = PyList_New(0); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 108, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  __pyx_v_out = ((PyObject*)__pyx_t_2);
+  __pyx_t_2 = 0;
+
+  /* "scrapy_declutter/sitelearning/_fingerprints.pyx":109
+ *     cdef Py_ssize_t n = len(text), pos = 0, s = 0, j, k, e, m
+ *     cdef list out = []
+ *     while s < n:             # <<<<<<<<<<<<<<
+ *         if not (97 <= <unsigned int>text[s] <= 122 and (s == 0 or not word(text[s - 1]))):
+ *             s += 1
+*/
+  while (1) {
+    __pyx_t_3 = (__pyx_v_s < __pyx_v_n);
+
+
+    if (!__pyx_t_3) break;
+
+    /* "scrapy_declutter/sitelearning/_fingerprints.pyx":110
+ *     cdef list out = []
+ *     while s < n:
+ *         if not (97 <= <unsigned int>text[s] <= 122 and (s == 0 or not word(text[s - 1]))):             # <<<<<<<<<<<<<<
+ *             s += 1
+ *             continue
+*/
+    __pyx_t_4 = __Pyx_GetItemInt_Unicode(__pyx_v_text, __pyx_v_s, Py_ssize_t, 1, PyLong_FromSsize_t, 0, 0, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(__pyx_t_4 == (Py_UCS4)-1)) __PYX_ERR(0, 110, __pyx_L1_error)
+    __pyx_t_5 = ((unsigned int)__pyx_t_4);
+
+
+    __pyx_t_6 = (97 <= __pyx_t_5);
+    if (__pyx_t_6) {
+      __pyx_t_6 = (__pyx_t_5 <= 0x7A);
+    }
+
+    if (__pyx_t_6) {
+
+    } else {
+
+      __pyx_t_3 = __pyx_t_6;
+
+      goto __pyx_L6_bool_binop_done;
+    }
+    __pyx_t_6 = (__pyx_v_s == 0);
+
+    if (!__pyx_t_6) {
+
+    } else {
+
+      __pyx_t_3 = __pyx_t_6;
+
+      goto __pyx_L6_bool_binop_done;
+    }
+    __pyx_t_1 = (__pyx_v_s - 1);
+
+    __pyx_t_4 = __Pyx_GetItemInt_Unicode(__pyx_v_text, __pyx_t_1, Py_ssize_t, 1, PyLong_FromSsize_t, 0, 0, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(__pyx_t_4 == (Py_UCS4)-1)) __PYX_ERR(0, 110, __pyx_L1_error)
+
+    __pyx_t_6 = (!__pyx_f_16scrapy_declutter_6_chars_word(__pyx_t_4));
+
+
+
+    __pyx_t_3 = __pyx_t_6;
+
+    __pyx_L6_bool_binop_done:;
+    __pyx_t_6 = (!__pyx_t_3);
+
+
+    if (__pyx_t_6) {
+
+
+      /* "scrapy_declutter/sitelearning/_fingerprints.pyx":111
+ *     while s < n:
+ *         if not (97 <= <unsigned int>text[s] <= 122 and (s == 0 or not word(text[s - 1]))):
+ *             s += 1             # <<<<<<<<<<<<<<
+ *             continue
+ *         j = s + 1
+*/
+      __pyx_v_s = (__pyx_v_s + 1);
+
+      /* "scrapy_declutter/sitelearning/_fingerprints.pyx":112
+ *         if not (97 <= <unsigned int>text[s] <= 122 and (s == 0 or not word(text[s - 1]))):
+ *             s += 1
+ *             continue             # <<<<<<<<<<<<<<
+ *         j = s + 1
+ *         while j < n and in_token(text[j]):
+*/
+      goto __pyx_L3_continue;
+
+      /* "scrapy_declutter/sitelearning/_fingerprints.pyx":110
+ *     cdef list out = []
+ *     while s < n:
+ *         if not (97 <= <unsigned int>text[s] <= 122 and (s == 0 or not word(text[s - 1]))):             # <<<<<<<<<<<<<<
+ *             s += 1
+ *             continue
+*/
+    }
+
+    /* "scrapy_declutter/sitelearning/_fingerprints.pyx":113
+ *             s += 1
+ *             continue
+ *         j = s + 1             # <<<<<<<<<<<<<<
+ *         while j < n and in_token(text[j]):
+ *             j += 1
+*/
+    __pyx_v_j = (__pyx_v_s + 1);
+
+    /* "scrapy_declutter/sitelearning/_fingerprints.pyx":114
+ *             continue
+ *         j = s + 1
+ *         while j < n and in_token(text[j]):             # <<<<<<<<<<<<<<
+ *             j += 1
+ *         k = j
+*/
+    while (1) {
+      __pyx_t_3 = (__pyx_v_j < __pyx_v_n);
+
+      if (__pyx_t_3) {
+
+      } else {
+
+        __pyx_t_6 = __pyx_t_3;
+
+        goto __pyx_L11_bool_binop_done;
+      }
+      __pyx_t_4 = __Pyx_GetItemInt_Unicode(__pyx_v_text, __pyx_v_j, Py_ssize_t, 1, PyLong_FromSsize_t, 0, 0, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(__pyx_t_4 == (Py_UCS4)-1)) __PYX_ERR(0, 114, __pyx_L1_error)
+      __pyx_t_3 = __pyx_f_16scrapy_declutter_12sitelearning_13_fingerprints_in_token(__pyx_t_4);
+
+
+
+      __pyx_t_6 = __pyx_t_3;
+
+      __pyx_L11_bool_binop_done:;
+
+      if (!__pyx_t_6) break;
+
+      /* "scrapy_declutter/sitelearning/_fingerprints.pyx":115
+ *         j = s + 1
+ *         while j < n and in_token(text[j]):
+ *             j += 1             # <<<<<<<<<<<<<<
+ *         k = j
+ *         while k < n and Py_UNICODE_ISSPACE(text[k]):
+*/
+      __pyx_v_j = (__pyx_v_j + 1);
+    }
+
+    /* "scrapy_declutter/sitelearning/_fingerprints.pyx":116
+ *         while j < n and in_token(text[j]):
+ *             j += 1
+ *         k = j             # <<<<<<<<<<<<<<
+ *         while k < n and Py_UNICODE_ISSPACE(text[k]):
+ *             k += 1
+*/
+    __pyx_v_k = __pyx_v_j;
+
+    /* "scrapy_declutter/sitelearning/_fingerprints.pyx":117
+ *             j += 1
+ *         k = j
+ *         while k < n and Py_UNICODE_ISSPACE(text[k]):             # <<<<<<<<<<<<<<
+ *             k += 1
+ *         if k == j or k == n or not 65 <= <unsigned int>text[k] <= 90:
+*/
+    while (1) {
+      __pyx_t_3 = (__pyx_v_k < __pyx_v_n);
+
+      if (__pyx_t_3) {
+
+      } else {
+
+        __pyx_t_6 = __pyx_t_3;
+
+        goto __pyx_L15_bool_binop_done;
+      }
+      __pyx_t_4 = __Pyx_GetItemInt_Unicode(__pyx_v_text, __pyx_v_k, Py_ssize_t, 1, PyLong_FromSsize_t, 0, 0, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(__pyx_t_4 == (Py_UCS4)-1)) __PYX_ERR(0, 117, __pyx_L1_error)
+      __pyx_t_3 = Py_UNICODE_ISSPACE(__pyx_t_4);
+
+
+
+      __pyx_t_6 = __pyx_t_3;
+
+      __pyx_L15_bool_binop_done:;
+
+      if (!__pyx_t_6) break;
+
+      /* "scrapy_declutter/sitelearning/_fingerprints.pyx":118
+ *         k = j
+ *         while k < n and Py_UNICODE_ISSPACE(text[k]):
+ *             k += 1             # <<<<<<<<<<<<<<
+ *         if k == j or k == n or not 65 <= <unsigned int>text[k] <= 90:
+ *             s += 1
+*/
+      __pyx_v_k = (__pyx_v_k + 1);
+    }
+
+    /* "scrapy_declutter/sitelearning/_fingerprints.pyx":119
+ *         while k < n and Py_UNICODE_ISSPACE(text[k]):
+ *             k += 1
+ *         if k == j or k == n or not 65 <= <unsigned int>text[k] <= 90:             # <<<<<<<<<<<<<<
+ *             s += 1
+ *             continue
+*/
+    __pyx_t_3 = (__pyx_v_k == __pyx_v_j);
+
+    if (!__pyx_t_3) {
+
+    } else {
+
+      __pyx_t_6 = __pyx_t_3;
+
+      goto __pyx_L18_bool_binop_done;
+    }
+    __pyx_t_3 = (__pyx_v_k == __pyx_v_n);
+
+    if (!__pyx_t_3) {
+
+    } else {
+
+      __pyx_t_6 = __pyx_t_3;
+
+      goto __pyx_L18_bool_binop_done;
+    }
+    __pyx_t_4 = __Pyx_GetItemInt_Unicode(__pyx_v_text, __pyx_v_k, Py_ssize_t, 1, PyLong_FromSsize_t, 0, 0, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(__pyx_t_4 == (Py_UCS4)-1)) __PYX_ERR(0, 119, __pyx_L1_error)
+    __pyx_t_5 = ((unsigned int)__pyx_t_4);
+
+
+    __pyx_t_3 = (65 <= __pyx_t_5);
+    if (__pyx_t_3) {
+      __pyx_t_3 = (__pyx_t_5 <= 90);
+    }
+
+    __pyx_t_7 = (!__pyx_t_3);
+
+
+
+    __pyx_t_6 = __pyx_t_7;
+
+    __pyx_L18_bool_binop_done:;
+    if (__pyx_t_6) {
+
+
+      /* "scrapy_declutter/sitelearning/_fingerprints.pyx":120
+ *             k += 1
+ *         if k == j or k == n or not 65 <= <unsigned int>text[k] <= 90:
+ *             s += 1             # <<<<<<<<<<<<<<
+ *             continue
+ *         e = k + 1  # the name: capitalised words, white space between them
+*/
+      __pyx_v_s = (__pyx_v_s + 1);
+
+      /* "scrapy_declutter/sitelearning/_fingerprints.pyx":121
+ *         if k == j or k == n or not 65 <= <unsigned int>text[k] <= 90:
+ *             s += 1
+ *             continue             # <<<<<<<<<<<<<<
+ *         e = k + 1  # the name: capitalised words, white space between them
+ *         while True:
+*/
+      goto __pyx_L3_continue;
+
+      /* "scrapy_declutter/sitelearning/_fingerprints.pyx":119
+ *         while k < n and Py_UNICODE_ISSPACE(text[k]):
+ *             k += 1
+ *         if k == j or k == n or not 65 <= <unsigned int>text[k] <= 90:             # <<<<<<<<<<<<<<
+ *             s += 1
+ *             continue
+*/
+    }
+
+    /* "scrapy_declutter/sitelearning/_fingerprints.pyx":122
+ *             s += 1
+ *             continue
+ *         e = k + 1  # the name: capitalised words, white space between them             # <<<<<<<<<<<<<<
+ *         while True:
+ *             while e < n and in_token(text[e]):
+*/
+    __pyx_v_e = (__pyx_v_k + 1);
+
+    /* "scrapy_declutter/sitelearning/_fingerprints.pyx":123
+ *             continue
+ *         e = k + 1  # the name: capitalised words, white space between them
+ *         while True:             # <<<<<<<<<<<<<<
+ *             while e < n and in_token(text[e]):
+ *                 e += 1
+*/
+    while (1) {
+
+      /* "scrapy_declutter/sitelearning/_fingerprints.pyx":124
+ *         e = k + 1  # the name: capitalised words, white space between them
+ *         while True:
+ *             while e < n and in_token(text[e]):             # <<<<<<<<<<<<<<
+ *                 e += 1
+ *             m = e
+*/
+      while (1) {
+        __pyx_t_7 = (__pyx_v_e < __pyx_v_n);
+
+        if (__pyx_t_7) {
+
+        } else {
+
+          __pyx_t_6 = __pyx_t_7;
+
+          goto __pyx_L25_bool_binop_done;
+        }
+        __pyx_t_4 = __Pyx_GetItemInt_Unicode(__pyx_v_text, __pyx_v_e, Py_ssize_t, 1, PyLong_FromSsize_t, 0, 0, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(__pyx_t_4 == (Py_UCS4)-1)) __PYX_ERR(0, 124, __pyx_L1_error)
+        __pyx_t_7 = __pyx_f_16scrapy_declutter_12sitelearning_13_fingerprints_in_token(__pyx_t_4);
+
+
+
+        __pyx_t_6 = __pyx_t_7;
+
+        __pyx_L25_bool_binop_done:;
+
+        if (!__pyx_t_6) break;
+
+        /* "scrapy_declutter/sitelearning/_fingerprints.pyx":125
+ *         while True:
+ *             while e < n and in_token(text[e]):
+ *                 e += 1             # <<<<<<<<<<<<<<
+ *             m = e
+ *             while m < n and Py_UNICODE_ISSPACE(text[m]):
+*/
+        __pyx_v_e = (__pyx_v_e + 1);
+      }
+
+      /* "scrapy_declutter/sitelearning/_fingerprints.pyx":126
+ *             while e < n and in_token(text[e]):
+ *                 e += 1
+ *             m = e             # <<<<<<<<<<<<<<
+ *             while m < n and Py_UNICODE_ISSPACE(text[m]):
+ *                 m += 1
+*/
+      __pyx_v_m = __pyx_v_e;
+
+      /* "scrapy_declutter/sitelearning/_fingerprints.pyx":127
+ *                 e += 1
+ *             m = e
+ *             while m < n and Py_UNICODE_ISSPACE(text[m]):             # <<<<<<<<<<<<<<
+ *                 m += 1
+ *             if m == e or m == n or not 65 <= <unsigned int>text[m] <= 90:
+*/
+      while (1) {
+        __pyx_t_7 = (__pyx_v_m < __pyx_v_n);
+
+        if (__pyx_t_7) {
+
+        } else {
+
+          __pyx_t_6 = __pyx_t_7;
+
+          goto __pyx_L29_bool_binop_done;
+        }
+        __pyx_t_4 = __Pyx_GetItemInt_Unicode(__pyx_v_text, __pyx_v_m, Py_ssize_t, 1, PyLong_FromSsize_t, 0, 0, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(__pyx_t_4 == (Py_UCS4)-1)) __PYX_ERR(0, 127, __pyx_L1_error)
+        __pyx_t_7 = Py_UNICODE_ISSPACE(__pyx_t_4);
+
+
+
+        __pyx_t_6 = __pyx_t_7;
+
+        __pyx_L29_bool_binop_done:;
+
+        if (!__pyx_t_6) break;
+
+        /* "scrapy_declutter/sitelearning/_fingerprints.pyx":128
+ *             m = e
+ *             while m < n and Py_UNICODE_ISSPACE(text[m]):
+ *                 m += 1             # <<<<<<<<<<<<<<
+ *             if m == e or m == n or not 65 <= <unsigned int>text[m] <= 90:
+ *                 break
+*/
+        __pyx_v_m = (__pyx_v_m + 1);
+      }
+
+      /* "scrapy_declutter/sitelearning/_fingerprints.pyx":129
+ *             while m < n and Py_UNICODE_ISSPACE(text[m]):
+ *                 m += 1
+ *             if m == e or m == n or not 65 <= <unsigned int>text[m] <= 90:             # <<<<<<<<<<<<<<
+ *                 break
+ *             e = m + 1
+*/
+      __pyx_t_7 = (__pyx_v_m == __pyx_v_e);
+
+      if (!__pyx_t_7) {
+
+      } else {
+
+        __pyx_t_6 = __pyx_t_7;
+
+        goto __pyx_L32_bool_binop_done;
+      }
+      __pyx_t_7 = (__pyx_v_m == __pyx_v_n);
+
+      if (!__pyx_t_7) {
+
+      } else {
+
+        __pyx_t_6 = __pyx_t_7;
+
+        goto __pyx_L32_bool_binop_done;
+      }
+      __pyx_t_4 = __Pyx_GetItemInt_Unicode(__pyx_v_text, __pyx_v_m, Py_ssize_t, 1, PyLong_FromSsize_t, 0, 0, 1, __Pyx_ReferenceSharing_FunctionArgument); if (unlikely(__pyx_t_4 == (Py_UCS4)-1)) __PYX_ERR(0, 129, __pyx_L1_error)
+      __pyx_t_5 = ((unsigned int)__pyx_t_4);
+
+
+      __pyx_t_7 = (65 <= __pyx_t_5);
+      if (__pyx_t_7) {
+        __pyx_t_7 = (__pyx_t_5 <= 90);
+      }
+
+      __pyx_t_3 = (!__pyx_t_7);
+
+
+
+      __pyx_t_6 = __pyx_t_3;
+
+      __pyx_L32_bool_binop_done:;
+      if (__pyx_t_6) {
+
+
+        /* "scrapy_declutter/sitelearning/_fingerprints.pyx":130
+ *                 m += 1
+ *             if m == e or m == n or not 65 <= <unsigned int>text[m] <= 90:
+ *                 break             # <<<<<<<<<<<<<<
+ *             e = m + 1
+ *         out.append(text[pos:k])
+*/
+        goto __pyx_L22_break;
+
+        /* "scrapy_declutter/sitelearning/_fingerprints.pyx":129
+ *             while m < n and Py_UNICODE_ISSPACE(text[m]):
+ *                 m += 1
+ *             if m == e or m == n or not 65 <= <unsigned int>text[m] <= 90:             # <<<<<<<<<<<<<<
+ *                 break
+ *             e = m + 1
+*/
+      }
+
+      /* "scrapy_declutter/sitelearning/_fingerprints.pyx":131
+ *             if m == e or m == n or not 65 <= <unsigned int>text[m] <= 90:
+ *                 break
+ *             e = m + 1             # <<<<<<<<<<<<<<
+ *         out.append(text[pos:k])
+ *         out.append("<name>")
+*/
+      __pyx_v_e = (__pyx_v_m + 1);
+    }
+    __pyx_L22_break:;
+
+    /* "scrapy_declutter/sitelearning/_fingerprints.pyx":132
+ *                 break
+ *             e = m + 1
+ *         out.append(text[pos:k])             # <<<<<<<<<<<<<<
+ *         out.append("<name>")
+ *         pos = s = e
+*/
+    if (unlikely(__pyx_v_text == Py_None)) {
+      PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
+      __PYX_ERR(0, 132, __pyx_L1_error)
+    }
+    __pyx_t_2 = __Pyx_PyUnicode_Substring(__pyx_v_text, __pyx_v_pos, __pyx_v_k); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 132, __pyx_L1_error)
+    __Pyx_GOTREF(__pyx_t_2);
+    __pyx_t_8 = __Pyx_PyList_Append(__pyx_v_out, __pyx_t_2); if (unlikely(__pyx_t_8 == ((int)-1))) __PYX_ERR(0, 132, __pyx_L1_error)
+    __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+
+
+    /* "scrapy_declutter/sitelearning/_fingerprints.pyx":133
+ *             e = m + 1
+ *         out.append(text[pos:k])
+ *         out.append("<name>")             # <<<<<<<<<<<<<<
+ *         pos = s = e
+ *     out.append(text[pos:])
+*/
+    __pyx_t_8 = __Pyx_PyList_Append(__pyx_v_out, __pyx_mstate_global->__pyx_kp_u_name); if (unlikely(__pyx_t_8 == ((int)-1))) __PYX_ERR(0, 133, __pyx_L1_error)
+
+
+    /* "scrapy_declutter/sitelearning/_fingerprints.pyx":134
+ *         out.append(text[pos:k])
+ *         out.append("<name>")
+ *         pos = s = e             # <<<<<<<<<<<<<<
+ *     out.append(text[pos:])
+ *     return "".join(out)
+*/
+    __pyx_v_pos = __pyx_v_e;
+    __pyx_v_s = __pyx_v_e;
+    __pyx_L3_continue:;
+  }
+
+  /* "scrapy_declutter/sitelearning/_fingerprints.pyx":135
+ *         out.append("<name>")
+ *         pos = s = e
+ *     out.append(text[pos:])             # <<<<<<<<<<<<<<
+ *     return "".join(out)
+*/
+  if (unlikely(__pyx_v_text == Py_None)) {
+    PyErr_SetString(PyExc_TypeError, "\047NoneType\047 object is not subscriptable");
+    __PYX_ERR(0, 135, __pyx_L1_error)
+  }
+  __pyx_t_2 = __Pyx_PyUnicode_Substring(__pyx_v_text, __pyx_v_pos, PY_SSIZE_T_MAX); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 135, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  __pyx_t_8 = __Pyx_PyList_Append(__pyx_v_out, __pyx_t_2); if (unlikely(__pyx_t_8 == ((int)-1))) __PYX_ERR(0, 135, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_2); __pyx_t_2 = 0;
+
+
+  /* "scrapy_declutter/sitelearning/_fingerprints.pyx":136
+ *         pos = s = e
+ *     out.append(text[pos:])
+ *     return "".join(out)             # <<<<<<<<<<<<<<
+*/
+  __pyx_t_2 = PyUnicode_Join(__pyx_mstate_global->__pyx_kp_u__4, __pyx_v_out); if (unlikely(!__pyx_t_2)) __PYX_ERR(0, 136, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_2);
+  {
+    PyObject *__pyx_temp;
+    {
+      __pyx_temp = __pyx_r;
+      __pyx_r = __pyx_t_2;
+    }
+    __Pyx_XDECREF(__pyx_temp);
+  }
+  __pyx_t_2 = 0;
+  goto __pyx_L0;
+
+  /* "scrapy_declutter/sitelearning/_fingerprints.pyx":105
+ * 
+ * 
+ * def fold_names(str text):             # <<<<<<<<<<<<<<
+ *     """``places.fold_names(text)``: each name after a lower-case word is ``<name>``."""
+ *     cdef Py_ssize_t n = len(text), pos = 0, s = 0, j, k, e, m
+*/
+
+  /* function exit code */
+  __pyx_L1_error:;
+  __Pyx_XDECREF(__pyx_t_2);
+  __Pyx_AddTraceback("scrapy_declutter.sitelearning._fingerprints.fold_names", __pyx_clineno, __pyx_lineno, __pyx_filename);
+  __pyx_r = NULL;
+  __pyx_L0:;
+
+
+
+
+
+
+
+  __Pyx_XDECREF(__pyx_v_out);
   __Pyx_XGIVEREF(__pyx_r);
   __Pyx_RefNannyFinishContext();
   return __pyx_r;
@@ -5512,7 +6231,7 @@ __Pyx_RefNannySetupContext("PyInit__fingerprints", 0);
   stringtab_initialized = 1;
   if (__Pyx_InitGlobals() < (0)) __PYX_ERR(0, 1, __pyx_L1_error)
   if (__pyx_module_is_main_scrapy_declutter__sitelearning___fingerprints) {
-    if (PyObject_SetAttr(__pyx_m, __pyx_mstate_global->__pyx_n_u_name, __pyx_mstate_global->__pyx_n_u_main) < (0)) __PYX_ERR(0, 1, __pyx_L1_error)
+    if (PyObject_SetAttr(__pyx_m, __pyx_mstate_global->__pyx_n_u_name_2, __pyx_mstate_global->__pyx_n_u_main) < (0)) __PYX_ERR(0, 1, __pyx_L1_error)
   }
   {
     PyObject *modules = PyImport_GetModuleDict(); if (unlikely(!modules)) __PYX_ERR(0, 1, __pyx_L1_error)
@@ -5571,7 +6290,7 @@ __Pyx_RefNannySetupContext("PyInit__fingerprints", 0);
  * 
 */
   __pyx_t_2 = NULL;
-  __pyx_t_4 = __pyx_pf_16scrapy_declutter_12sitelearning_13_fingerprints_4genexpr(NULL); if (unlikely(!__pyx_t_4)) __PYX_ERR(0, 19, __pyx_L1_error)
+  __pyx_t_4 = __pyx_pf_16scrapy_declutter_12sitelearning_13_fingerprints_6genexpr(NULL); if (unlikely(!__pyx_t_4)) __PYX_ERR(0, 19, __pyx_L1_error)
   __Pyx_GOTREF(__pyx_t_4);
   __pyx_t_5 = 1;
   {
@@ -5614,6 +6333,21 @@ __Pyx_RefNannySetupContext("PyInit__fingerprints", 0);
   PyUnstable_Object_EnableDeferredRefcount(__pyx_t_3);
   #endif
   if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_names_someone, __pyx_t_3) < (0)) __PYX_ERR(0, 81, __pyx_L1_error)
+  __Pyx_DECREF(__pyx_t_3); __pyx_t_3 = 0;
+
+  /* "scrapy_declutter/sitelearning/_fingerprints.pyx":105
+ * 
+ * 
+ * def fold_names(str text):             # <<<<<<<<<<<<<<
+ *     """``places.fold_names(text)``: each name after a lower-case word is ``<name>``."""
+ *     cdef Py_ssize_t n = len(text), pos = 0, s = 0, j, k, e, m
+*/
+  __pyx_t_3 = __Pyx_CyFunction_New(&__pyx_mdef_16scrapy_declutter_12sitelearning_13_fingerprints_5fold_names, 0, __pyx_mstate_global->__pyx_n_u_fold_names, NULL, __pyx_mstate_global->__pyx_n_u_scrapy_declutter_sitelearning__f, __pyx_mstate_global->__pyx_d, ((PyObject *)__pyx_mstate_global->__pyx_codeobj_tab[3])); if (unlikely(!__pyx_t_3)) __PYX_ERR(0, 105, __pyx_L1_error)
+  __Pyx_GOTREF(__pyx_t_3);
+  #if CYTHON_COMPILING_IN_CPYTHON && PY_VERSION_HEX >= 0x030E0000
+  PyUnstable_Object_EnableDeferredRefcount(__pyx_t_3);
+  #endif
+  if (PyDict_SetItem(__pyx_mstate_global->__pyx_d, __pyx_mstate_global->__pyx_n_u_fold_names, __pyx_t_3) < (0)) __PYX_ERR(0, 105, __pyx_L1_error)
   __Pyx_DECREF(__pyx_t_3); __pyx_t_3 = 0;
 
   /* "scrapy_declutter/sitelearning/_fingerprints.pyx":1
@@ -5697,32 +6431,41 @@ static int __Pyx_InitConstants(__pyx_mstatetype *__pyx_mstate) {
   int __pyx_clineno = 0;
   CYTHON_UNUSED_VAR(__pyx_mstate);
   {
-    const struct { const unsigned int length: 8; } str_length_index[] = {{1},{179},{8},{7},{6},{2},{9},{134},{47},{20},{12},{8},{8},{10},{8},{12},{8},{13},{18},{6},{1},{18},{5},{4},{7},{1},{5},{1},{6},{1},{13},{4},{1},{3},{3},{43},{4},{10},{5},{6},{3},{4},{5},{5},{6}};
-    const struct { const unsigned int length: 9; } bytes_length_index[] = {{180},{395},{2}};
+    const struct { const unsigned int length: 8; } str_length_index[] = {{0},{6},{1},{179},{8},{7},{6},{2},{9},{134},{47},{20},{12},{8},{8},{10},{8},{12},{8},{13},{18},{6},{1},{18},{5},{1},{4},{10},{7},{1},{5},{1},{1},{6},{1},{1},{13},{4},{1},{3},{3},{3},{1},{43},{4},{10},{5},{6},{3},{4},{5},{5},{6}};
+    const struct { const unsigned int length: 9; } bytes_length_index[] = {{367},{180},{395},{2}};
     #ifndef CYTHON_COMPRESS_STRINGS
-      #define CYTHON_COMPRESS_STRINGS 0
+      #define CYTHON_COMPRESS_STRINGS 90
     #endif
-    #if (CYTHON_COMPRESS_STRINGS) == 1 /* compression: zlib (856 bytes) */
-static const char cstring[] = "x\332]R\317o\3336\024\236Sg\363\026w\265\023gM\207\r\240\215\001\335\016s\341\306@{\030P8qW\024\003\212\304E\327\002\035&P\022\035+\223I\233\244\222h\247\036u\344\221G\036u\324Q\307\034s\364\221\307\376\t\373\023\366\250\244F[\001\037\371~\220\357}\357\243\236\274`\222 9\303\022\035\246r\306(\212\004\nI\034\371\204cI\342\024\t\311\243@\022\356\016Qt\364\364\350\327\341\343!\3024D\234\234\222@\n$\022?\210\261\020D 6E~\022\3052\242H\246\013\"\372\350\371\024\245,A\224\220\020I\206\026p\356\343\013rF(\022D:\003\335\307\2242\211e\304\250\007\327#zr\037\205\021\207&\321\031q\267\177\307\261 }\034\206\036\234#a$\260\037\023B\335z\022D\342\332\nO\201\047 \301<ES\342;\360\312\231c\356\020\314\020^p\207(\006?E\247\tu \260\304\016)\302\311\211C\"$\220[8T\206$s\320\005\261@:0gSv\346p\235\010I\340P9\"\340x\221z\340\306\211\004\375\036\210\010\364$\230S\230\353\2017\205\225p\240@\245\350/\322\013\317;\202\345(\035\203\330\336\013r!\047d\352y7\202\020\017\276iB\003\267\317qD\253\235\205I\\e(\236W\3732\301\361\007[\022!a\213\204\0270\316\022x\021\202EJ\203\210\365\327\001\341\223)\003y\203\030\034\017\252J\216\003\342\343\340\237 f\002rqxB(\271\000\226\300}.Nc\342&\241\256\207\360\004\233\023F]^2\250\267`\213\317G\356\177<r\377\223\221\341\255Bx\366\220Lq\022K\261\200\276Bb\016\211d.\241\242\234qv~\206\343\204T\213xW\373\357\313/6\357\351[z\240\3770K[\377Q\037\333\372]\005\3267Y/;\310\260m4\263\261\252\251\266ml\255\266 \255\261mn\253\236:P\276\256\257~\350\3478\227\305\240\030\331\326\256:\266\315;\331\271\nuO\037h\337\324\315\241\021y\277\254\227\243\362\317\313\201m\271\302\315\216z\256_\233\221m\336\206\222\331c5P`\357\252\327zln\231}C\362!\024\034\026\262\034\224\243\367MW\264\321v\355og@m+\033|\312\371\337\242\355\334\273\n\333\372\236\3362\277\345\274\330.\036\026\223\202\227;\345A\t\341\257\336\311l\337M\362\265\255o\332\306\267\231\2576T\3276[\252\256F\025\347\325\235\256i\233\256m\355\351\r\340~3K\253\355\306Y\332\326\016p|\252\3337\321=]sq\251\206j\t\346g\331\017\027[""\320\243\347&[k\005\363\325L\307\034\033|#\325\256\372\333<4\023\220\035\312q\265S\035\333\324\023-\315\243\274\227\037\346I\361\254\334/g\227\376\325\306\325OW\341j\362r\365\362\325\352\325\233\325\233\267\253\267\177\331V\247\352\333\001U\341\332\261\355\334s,:\320\324\021\270\356\213]`\254kk~\327l\277\323\347\006\233\213|\271\216>\322]=\260\235\357\327O\367,\037\344\343\242V\264\355\236\373)\032 \322\317ym\365\313\2232\271\034\275ol\253\256\032\230\366\377\306\214\350\220";
-    PyObject *data = __Pyx_DecompressString(cstring, 856, 1);
+    #if (CYTHON_COMPRESS_STRINGS) == 1 /* compression: zlib (1062 bytes) */
+static const char cstring[] = "x\332\205S\277o\333F\024.m9Uj\245\226l9v\212\2668\331\001\322\026\250\002Y\n\234!h [I\032\024\rl\331n\002\244\010q$O\026\035\212\224xG\333\352\344\221\343\2157\336\310\221#G\215\0369r\364\237\320?\241\357([u\202\002%\360\356\327\367\356\335\367\276\367\370\314\305\003\362\313\3637\036#\210\3651C\273c\326\367\\dSd\021\3076\210\217\031q\306\2102\3376\031\361\225\223\213\366^\354\375\334z\332B\330\265\220ON\210\311(\242\201a:\230RB\221\327CF`;\314v\021\033\017\t\255\243\327=4\366\002\344\022b!\346\241!\370\335\276\300\372\304E\2240\265@\217\260\353z\0143\333su\270n\273\307\217\220e\373\360\210}J\324\355\227\330\241\244\216-K\007?b\331\024\033\016!\256\032\217M\233NW\326\t\360\004\013\260?F=b(\363\363\315\000\373\312\314>\302C_\231\355\300~\214N\002W\031\201\301Q6F88V\026P\006\344\206\312\362\005#\003\320\005y&S\346\251\265\353\235*\233\002\0261\225\345\033j\372x8\326a\353\004\014\364{Lm\320\223`\337\205\274\036\353=\030\211\017\024\\F\353\303\361\271\256\357\301\2607\356\200\330\372\033r\316\272\244\247\353\327\202\020\035\276^\340\232j\036`\333\315g\317\n\234\034Q\225T\363(\300\316\315\232\021\312`\262\251nz\276\027@E\010\246c\327\264\275\372\354\200\032\244\347\201\274\246\003\033\035\2422\037\233\304\300\346G\323\361(\001\320\261\224\345\017\320c\342\222s \014i\014\350\311G\207\250\254\006n\216\351\324\033\020\317U\036\314\203\340Co8\364(\375\\\203\372m\r\352\237h\000\305\263\240\017,\322\303\201\303\350\020\210P\206}\000\202\001\203\250\254\357{g\247\330\tH>\320\013\355\252\260.\346EC\374\036\255\305ZV\250\362vV\370*\334\010wB\234\025\027\303\047|\2367\271+;\221\026\335\217X\374$\231K6\223nB\047\017\047\326e\355\262u9J\367\272i\3670=<\312J\025^\311J\367\262b\t\256\033\\\313\212_\3034\3077xG\024\245&\253r_\342\251\027\270\264o\301\351\372OQ-jE#\3400\305\027\303\255\360\000\300M\336\345Tl\210]\301dS\232\321\3671K\032\311\313I\355?^\273\233\225\226!\332\0167DA\374*\333\3620\252D\265\254\274\312\367\263R\031<\376\205\323o\353\021\206|\032q\373\032_\n}\276\002\240)\226E""S\030r^\266$\2156\243\017I+\031M\356LpV\256\250(\212o[\361\333\3465\336\342#xj\266m\250\224,^\313\n_^\234\2058d\274\241\364T\271\034)\370B\373\373\316\027\013\017r\301\177\223\243\254\360\235\330\317\nk|tK\363R\330\341Z\256@\272\010\260\300\377\303\372\214[ \317\0160.\310]`\\O\nI;\371c\322\310\312*p\251\312_\213\267\262\235+\265\030>\315\031\225V\371[\321\201\024\233\222\200\352,n\345\252\266\257J*h1/\300\275p_1\377\214\363_qEm\3278\316\240q\026\345\263\310\217\227\343\255\270\033\373\311J\262\223`\225:\013\233*\223\273Ya\341\246\3065%]\201\267s\316\351RMV$\024f]\314\001\367\353\\\224\274K\341(+\257\000\307\027\242r}\272.4u\316r\255\265\317\321\233\2137u\271\325\000\235Y\307M\245Z\345\037\344\226\354\202\354\263Z\033bAt\241\261\266\243\215h7\n\342WI3\351O\214\313\271\313\207\227V\332=H\017\216\322\243w\351\273\367\351\373?\263r5\177\267\n\252\302\265\375\254\372@\261P?\214\"0}\027\253\203\216\320f\374\246l\357\2133\211\345y4\232\235n\213\232hd\325of\245{\0255\242N\254\305\225l]5E\021D\372!\322\322\037\237\047\301\244}U\\V\355#+\377\000\317\257\200/";
+    PyObject *data = __Pyx_DecompressString(cstring, 1062, 1);
     #define __Pyx_DecompressString_LZSS_UNUSED
     if (unlikely(!data)) __PYX_ERR(0, 1, __pyx_L1_error)
     const char* const bytes = __Pyx_PyBytes_AsString(data);
     #if !CYTHON_ASSUME_SAFE_MACROS
     if (likely(bytes)); else { Py_DECREF(data); __PYX_ERR(0, 1, __pyx_L1_error) }
     #endif
-    #else /* compression: none (1257 bytes) */
-static const char bytes[] = "?Note that Cython is deliberately stricter than PEP-484 and rejects subclasses of builtin types. If you need to pass subclasses then set the \047annotation_typing\047 directive to False.add_notedisableenablegcisenabledjan january feb february mar march apr april may jun june jul july aug august sep sept september oct october nov november dec decemberscrapy_declutter/sitelearning/_fingerprints.pyx__Pyx_PyDict_NextRef__annotate____func____main____module____name____qualname____test___is_coroutineasyncio.coroutinesbeforeccline_in_tracebackclosefoldgenexpriitemsjletternnames_someonenextooutpopscrapy_declutter.sitelearning._fingerprintssendsetdefaultspacestartssumtextthrowvaluevalues\200\001\360\006\000\005\031\230\003\2301\230K\240q\330\004\035\230Q\330\004\027\220q\330\004\n\210\"\210B\210a\330\010\014\210D\220\001\220\021\330\010\013\320\013\035\230Q\230a\330\014\022\220\"\220B\220b\230\004\320\034.\250a\250t\2601\260A\330\020\025\220Q\330\014\017\210w\220d\230\"\230B\230b\240\004\240C\240s\250.\270\004\270A\270V\3001\330\020\027\220q\330\014\024\220I\230W\240A\330\014\r\330\010\013\2108\2201\220A\330\014\025\220W\230D\240\003\2403\240e\2504\250t\2604\260t\2701\270A\340\014\025\220Q\330\010\021\220\021\330\010\r\210Q\330\004\013\2101\200\001\360\006\000\005\031\230\003\2301\230K\240z\260\021\360\006\000\005\027\220a\330\004\030\230\013\240<\250r\260\022\2602\260R\260r\270\023\270B\270a\330\004\007\200t\2103\210a\330\010\t\330\004\005\330\010\016\210b\220\002\220!\330\014\020\220\004\220A\220Q\330\014\017\320\017!\240\021\240!\330\020\030\230\002\230\"\230A\330\020\025\220Q\330\020\021\330\014\017\210q\330\020\023\2201\220E\230\021\330\020\025\220Q\330\020\030\230\001\330\014\017\210t\2204\220q\230\001\330\020\023\2201\220E\230\021\330\020\025\220Q\330\020\025\220Q\330\020\021\330\014\020\220\002\220\"\220A\330\014\022\220\"\220B\220b\230\004\230D\240\001\240\024\240Q\240a\330\020\025\220Q\330\014\025\220^\2402\240R\240q\330\014\017\210r\220\023\220B\220b\230\005\230R""\230t\2407\250\"\250C\250u\260G\2703\270h\300b\310\002\310$\310d\320RS\320SU\320UX\320X[\320[\\\330\020\024\220E\230\021\330\024\027\220q\230\005\230Q\330\024\031\230\021\330\020\024\220A\330\020\021\330\014\022\220\"\220B\220a\330\020\024\220D\230\001\230\021\330\020\025\220Q\330\020\023\2201\220E\230\026\230w\240a\240x\250q\330\020\025\220Q\330\020\023\2207\230!\2301\330\024\032\230\"\230B\230b\240\004\240G\2501\250D\260\001\260\021\330\030\035\230Q\330\010\017\320\017(\250\001\320)?\270u\300A\340\010\022\220!\2201\240\021";
+    #elif (CYTHON_COMPRESS_STRINGS) > 0 && (CYTHON_COMPRESS_STRINGS) <= 90 /* compression: lzss (1351 bytes) */
+static const char cstring[] = "\377<name>?N\377ote that\377 Cython \377is delib\377erately \377stricter\376!\001n PEP-4\37784 and r\377ejects s\377ubclasse\377s of bui\377ltin typ\377es. If y\377ou need \317to p%\000%\tth\277en set\200\000e\377 \047annota\337tion_<\000in\277g\047 dirb\000i\375v\242\000o Fals\277e.add_%\000e\377disablee\275n\002\001gcis\004\003d\357jan \001\000uar_y feb\000\001r\010\002\357mar \001\000ch \267apr\000\001il\r\000yw ju.\000une\006\000}l\000\001y aug\000\001\227ust\232\000p\000\001\004\002t{em\225  oct\000\001=o\010\001nov \001\000\023\003\327dec\272 c!\002sc\337rapy_\020\000lu\335t\275 /si\315 ea\273rn\325\000/_f\333\000e\377rprints.\277pyx__P\002\000P\373yD\352 _Next\337Ref__\212$e_\177___func\004\001\357main\003\002odu\361l\025\002\306A\036\001qual\336\004\005test3\000is\277_corou\217@e\377asyncio.\276\010\006sbefo\334 c\337line_S\000tr\377acebackc\357lose\032\000ldf\363ol\353 \250`sgen\363ex\256\000\304\000msjk\333le\322\001mn\303as_\277someon\036\001t\375ok\000poppos\225s\364\r.\370\t.\367\n\272@d\376\205`default\373sp\206\000start\337ssumt\214 th\377rowvalue\376\000\002s\200\001\340\004\030\230\377\003\2301\230M\250\027\260\377\001\330\004\024\220A\330\004\377\n\210\"\210B\210a\330\377\010\013\2105\220\003\2203\377\220n\240D\250\001\250\026\377\250t\2605\270\002\270#\377\270R\270s\300$\300d\377\310!\3104\310q\320P\377R\320RT\320TU\330\377\014\021\220\021\330\014\r\330\373\010\014<\000b\220\001\330\010\377\016\210b\220\002\220\"\220\377D\230\010\240\001\240\024\240\247Q\240a \003 \000A\024\010\320\377\030*\250!\2504\250q\270\201\000A\002x\0002\210S9\000#\377\220R\220s\230\"\230C\377\230t\2403\240c\250\036\377\260t\2701\270F\300!\336[\020\t\330\014\022j\000B\220\377b\230\004\230H\240A\240\377T\250\021\250!\330\020\025\237\220Q\330\014\020\215\000\025\007\320\357\034.\250a\315\0001\260A\376\031\004\017\210r\220\023\220B\377\220c\230\022\2303\230b\377\240\003\2404\240s\250#\377\250^\2704\270q\300\006/\300a\330\020\332\000\020\312\002\270\000\377\013\2107\220!\2204""\220\351qh\000\006\0061\356\001d\220!\377\330\004\007\200w\210a\210\367t\2201\314!\013\2102\210\375U+\0001\200\001\360\006\000\373\005\031\354\"K\240q\330\004\377\035\230Q\330\004\027\220q\276\351(\014\210D\220\001\305 \010w\013\320\013\034\000\230a\330\230\033\327w\220d\234 B\257\000\004\240\375C\257\000.\270\004\270A\270\337V\3001\330\020U\001\014\024\277\220I\230W\240A\223B\013\373\2108\215\002\014\025\220W\230\335D\340\0003\240e\363 t\260\3554\321\"A\340\026\000Q\330\010n\303A\010\r\210\230\000\013\210\245\014\367z\260\021\277\001\027\220a\330\376\266`\013\240<\250r\260\022\377\2602\260R\260r\270\023\367\270B\270\024\000\007\200t\210=3\272a\t\330\004\005\373E\254@\337\020\220\004\220A\206A\017\320\337\017!\240\021\240\226@\030\230\361\002\330@\373$\333!\017\210q\330\273\020\023\263 E\230\021\262C\020?\030\230\001\330\014\017\310 \350!!\001\016\r\327A\214I\366HD\351f\373C\177\025\220^\2402\240R\364 }\014\344Eb\230\005\230R\326`\3777\250\"\250C\250u\260\377G\2703\270h\300b\310\377\002\310$\310d\320RS\377\320SU\320UX\320X\377[\320[\\\330\020\024\220\362\222\001\024\254@4\000Q\330\024\031\340\240\001\255\205\001\225a\363c\242`\024\220D\363\230\001\265\006\306\003\026\230w\240\337a\240x\250q\315\004\023\220\3777\230!\2301\330\024\032\376\262FG\2501\250D\260\001\257\260\021\330\030\221a\010\242 (\377\250\001\320)?\270u\300oA\340\010\022\273a\240\021";
+    PyObject *data = __Pyx_DecompressString_LZSS(cstring, 1351, 1647);
+    #define __Pyx_DecompressString_UNUSED
+    if (unlikely(!data)) __PYX_ERR(0, 1, __pyx_L1_error)
+    const char* const bytes = __Pyx_PyBytes_AsString(data);
+    #if !CYTHON_ASSUME_SAFE_MACROS
+    if (likely(bytes)); else { Py_DECREF(data); __PYX_ERR(0, 1, __pyx_L1_error) }
+    #endif
+    #else /* compression: none (1647 bytes) */
+static const char bytes[] = "<name>?Note that Cython is deliberately stricter than PEP-484 and rejects subclasses of builtin types. If you need to pass subclasses then set the \047annotation_typing\047 directive to False.add_notedisableenablegcisenabledjan january feb february mar march apr april may jun june jul july aug august sep sept september oct october nov november dec decemberscrapy_declutter/sitelearning/_fingerprints.pyx__Pyx_PyDict_NextRef__annotate____func____main____module____name____qualname____test___is_coroutineasyncio.coroutinesbeforeccline_in_tracebackcloseefoldfold_namesgenexpriitemsjklettermnnames_someonenextooutpoppossscrapy_declutter.sitelearning._fingerprintssendsetdefaultspacestartssumtextthrowvaluevalues\200\001\340\004\030\230\003\2301\230M\250\027\260\001\330\004\024\220A\330\004\n\210\"\210B\210a\330\010\013\2105\220\003\2203\220n\240D\250\001\250\026\250t\2605\270\002\270#\270R\270s\300$\300d\310!\3104\310q\320PR\320RT\320TU\330\014\021\220\021\330\014\r\330\010\014\210B\210b\220\001\330\010\016\210b\220\002\220\"\220D\230\010\240\001\240\024\240Q\240a\330\014\021\220\021\330\010\014\210A\330\010\016\210b\220\002\220\"\220D\320\030*\250!\2504\250q\260\001\330\014\021\220\021\330\010\013\2102\210S\220\002\220#\220R\220s\230\"\230C\230t\2403\240c\250\036\260t\2701\270F\300!\330\014\021\220\021\330\014\r\330\010\014\210B\210b\220\001\330\010\t\330\014\022\220\"\220B\220b\230\004\230H\240A\240T\250\021\250!\330\020\025\220Q\330\014\020\220\001\330\014\022\220\"\220B\220b\230\004\320\034.\250a\250t\2601\260A\330\020\025\220Q\330\014\017\210r\220\023\220B\220c\230\022\2303\230b\240\003\2404\240s\250#\250^\2704\270q\300\006\300a\330\020\021\330\014\020\220\002\220\"\220A\330\010\013\2107\220!\2204\220q\230\004\230A\330\010\013\2107\220!\2201\330\010\016\210d\220!\330\004\007\200w\210a\210t\2201\220A\330\004\013\2102\210U\220!\2201\200\001\360\006\000\005\031\230\003\2301\230K\240q\330\004\035\230Q\330\004\027\220q\330\004\n\210\"\210B\210a\330\010\014\210D\220\001\220\021""\330\010\013\320\013\035\230Q\230a\330\014\022\220\"\220B\220b\230\004\320\034.\250a\250t\2601\260A\330\020\025\220Q\330\014\017\210w\220d\230\"\230B\230b\240\004\240C\240s\250.\270\004\270A\270V\3001\330\020\027\220q\330\014\024\220I\230W\240A\330\014\r\330\010\013\2108\2201\220A\330\014\025\220W\230D\240\003\2403\240e\2504\250t\2604\260t\2701\270A\340\014\025\220Q\330\010\021\220\021\330\010\r\210Q\330\004\013\2101\200\001\360\006\000\005\031\230\003\2301\230K\240z\260\021\360\006\000\005\027\220a\330\004\030\230\013\240<\250r\260\022\2602\260R\260r\270\023\270B\270a\330\004\007\200t\2103\210a\330\010\t\330\004\005\330\010\016\210b\220\002\220!\330\014\020\220\004\220A\220Q\330\014\017\320\017!\240\021\240!\330\020\030\230\002\230\"\230A\330\020\025\220Q\330\020\021\330\014\017\210q\330\020\023\2201\220E\230\021\330\020\025\220Q\330\020\030\230\001\330\014\017\210t\2204\220q\230\001\330\020\023\2201\220E\230\021\330\020\025\220Q\330\020\025\220Q\330\020\021\330\014\020\220\002\220\"\220A\330\014\022\220\"\220B\220b\230\004\230D\240\001\240\024\240Q\240a\330\020\025\220Q\330\014\025\220^\2402\240R\240q\330\014\017\210r\220\023\220B\220b\230\005\230R\230t\2407\250\"\250C\250u\260G\2703\270h\300b\310\002\310$\310d\320RS\320SU\320UX\320X[\320[\\\330\020\024\220E\230\021\330\024\027\220q\230\005\230Q\330\024\031\230\021\330\020\024\220A\330\020\021\330\014\022\220\"\220B\220a\330\020\024\220D\230\001\230\021\330\020\025\220Q\330\020\023\2201\220E\230\026\230w\240a\240x\250q\330\020\025\220Q\330\020\023\2207\230!\2301\330\024\032\230\"\230B\230b\240\004\240G\2501\250D\260\001\260\021\330\030\035\230Q\330\010\017\320\017(\250\001\320)?\270u\300A\340\010\022\220!\2201\240\021";
     PyObject *data = NULL;
     #define __Pyx_DecompressString_UNUSED
     #define __Pyx_DecompressString_LZSS_UNUSED
     #endif
     PyObject **stringtab = __pyx_mstate->__pyx_string_tab;
     Py_ssize_t pos = 0;
-    for (int i = 0; i < 45; i++) {
+    for (int i = 0; i < 53; i++) {
       Py_ssize_t bytes_length = str_length_index[i].length;
       PyObject *string = PyUnicode_DecodeUTF8(bytes + pos, bytes_length, NULL);
-      if (likely(string) && i >= 9) PyUnicode_InternInPlace(&string);
+      if (likely(string) && i >= 11) PyUnicode_InternInPlace(&string);
       if (unlikely(!string)) {
         Py_XDECREF(data);
         __PYX_ERR(0, 1, __pyx_L1_error)
@@ -5730,8 +6473,8 @@ static const char bytes[] = "?Note that Cython is deliberately stricter than PEP
       stringtab[i] = string;
       pos += bytes_length;
     }
-    for (int i = 45; i < 48; i++) {
-      Py_ssize_t bytes_length = bytes_length_index[i-45].length;
+    for (int i = 53; i < 57; i++) {
+      Py_ssize_t bytes_length = bytes_length_index[i-53].length;
       PyObject *string = PyBytes_FromStringAndSize(bytes + pos, bytes_length);
       stringtab[i] = string;
       pos += bytes_length;
@@ -5741,15 +6484,15 @@ static const char bytes[] = "?Note that Cython is deliberately stricter than PEP
       }
     }
     Py_XDECREF(data);
-    for (Py_ssize_t i = 0; i < 48; i++) {
+    for (Py_ssize_t i = 0; i < 57; i++) {
       if (unlikely(PyObject_Hash(stringtab[i]) == -1)) {
         __PYX_ERR(0, 1, __pyx_L1_error)
       }
     }
     #if CYTHON_IMMORTAL_CONSTANTS
     {
-      PyObject **table = stringtab + 45;
-      for (Py_ssize_t i=0; i<3; ++i) {
+      PyObject **table = stringtab + 53;
+      for (Py_ssize_t i=0; i<4; ++i) {
         #if PY_VERSION_HEX >= 0x030F0000
         PyUnstable_SetImmortal(table[i]);
         #elif CYTHON_COMPILING_IN_CPYTHON_FREETHREADING
@@ -5806,7 +6549,7 @@ static int __Pyx_CreateCodeObjects(__pyx_mstatetype *__pyx_mstate) {
   {
     const __Pyx_PyCode_New_function_description descr = {0, 0, 0, 1, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS|CO_GENERATOR), 19};
     PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_c};
-    __pyx_mstate_global->__pyx_codeobj_tab[0] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_scrapy_declutter_sitelearning__f_2, __pyx_mstate->__pyx_n_u_genexpr, __pyx_mstate->__pyx_kp_b_iso88591__4, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[0])) goto bad;
+    __pyx_mstate_global->__pyx_codeobj_tab[0] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_scrapy_declutter_sitelearning__f_2, __pyx_mstate->__pyx_n_u_genexpr, __pyx_mstate->__pyx_kp_b_iso88591__5, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[0])) goto bad;
   }
   {
     const __Pyx_PyCode_New_function_description descr = {1, 0, 0, 9, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 27};
@@ -5817,6 +6560,11 @@ static int __Pyx_CreateCodeObjects(__pyx_mstatetype *__pyx_mstate) {
     const __Pyx_PyCode_New_function_description descr = {1, 0, 0, 6, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 81};
     PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_text, __pyx_mstate->__pyx_n_u_n, __pyx_mstate->__pyx_n_u_i, __pyx_mstate->__pyx_n_u_c, __pyx_mstate->__pyx_n_u_before, __pyx_mstate->__pyx_n_u_starts};
     __pyx_mstate_global->__pyx_codeobj_tab[2] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_scrapy_declutter_sitelearning__f_2, __pyx_mstate->__pyx_n_u_names_someone, __pyx_mstate->__pyx_kp_b_iso88591_1Kq_Q_q_Ba_D_Qa_Bb_at1A_Q_wd_Bb, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[2])) goto bad;
+  }
+  {
+    const __Pyx_PyCode_New_function_description descr = {1, 0, 0, 9, (unsigned int)(CO_OPTIMIZED|CO_NEWLOCALS), 105};
+    PyObject* const varnames[] = {__pyx_mstate->__pyx_n_u_text, __pyx_mstate->__pyx_n_u_n, __pyx_mstate->__pyx_n_u_pos, __pyx_mstate->__pyx_n_u_s, __pyx_mstate->__pyx_n_u_j, __pyx_mstate->__pyx_n_u_k, __pyx_mstate->__pyx_n_u_e, __pyx_mstate->__pyx_n_u_m, __pyx_mstate->__pyx_n_u_out};
+    __pyx_mstate_global->__pyx_codeobj_tab[3] = __Pyx_PyCode_New(descr, varnames, __pyx_mstate->__pyx_kp_u_scrapy_declutter_sitelearning__f_2, __pyx_mstate->__pyx_n_u_fold_names, __pyx_mstate->__pyx_kp_b_iso88591_1M_A_Ba_5_3nD_t5_Rs_d_4qPRRTTU, tuple_dedup_map); if (unlikely(!__pyx_mstate_global->__pyx_codeobj_tab[3])) goto bad;
   }
   Py_DECREF(tuple_dedup_map);
   return 0;
@@ -7605,6 +8353,28 @@ static CYTHON_INLINE void __Pyx__ExceptionReset(PyThreadState *tstate, PyObject 
     Py_XDECREF(tmp_value);
     Py_XDECREF(tmp_tb);
   #endif
+}
+#endif
+
+/* ListAppendAndDecrefInternal (used by ListAppend) */
+#if CYTHON_USE_PYLIST_INTERNALS && CYTHON_ASSUME_SAFE_MACROS && CYTHON_ASSUME_SAFE_SIZE
+static CYTHON_INLINE void __Pyx__ListComp_AppendAndDecref(PyObject* list, Py_ssize_t len, PyObject* x) {
+    PyList_SET_ITEM(list, len, x);
+    Py_SET_SIZE(list, len + 1);
+}
+#endif
+
+/* ListAppend */
+#if CYTHON_USE_PYLIST_INTERNALS && CYTHON_ASSUME_SAFE_MACROS && CYTHON_ASSUME_SAFE_SIZE
+static CYTHON_INLINE int __Pyx_PyList_Append(PyObject* list, PyObject* x) {
+    PyListObject* L = (PyListObject*) list;
+    Py_ssize_t len = Py_SIZE(list);
+    if (likely(L->allocated > len) & likely(len > (L->allocated >> 1))) {
+        Py_INCREF(x);
+        __Pyx__ListComp_AppendAndDecref(list, len, x);
+        return 0;
+    }
+    return PyList_Append(list, x);
 }
 #endif
 
@@ -12458,6 +13228,65 @@ import_failed:
 bad:
     Py_XDECREF(module);
     Py_DECREF(methodname);
+    return NULL;
+#endif
+}
+
+/* DecompressString_LZSS */
+#ifndef __Pyx_DecompressString_LZSS_UNUSED
+CYTHON_UNUSED
+static CYTHON_SMALL_CODE size_t __pyx_lzss_decompress(const uint8_t* src, uint8_t* dst, size_t dst_len) {
+    size_t pos = 0, out_pos = 0;
+    while (1) {
+        uint32_t flags = src[pos++] | 0xFF00;
+        while (flags & 0x100) {
+            if (flags & 1) {
+                dst[out_pos++] = src[pos++];
+            } else {
+                uint32_t lo = src[pos++], hi = src[pos++];
+                uint32_t end_offset_of_last_occurrence, match_length;
+                if (!(lo & 0x80)) {
+                    end_offset_of_last_occurrence = lo;
+                    match_length = hi;
+                } else if (!(hi & 0x80)) {
+                    end_offset_of_last_occurrence = 0x80 + (((hi << 2) & 0x180) | (lo & 0x7F));
+                    match_length = hi & 0x1F;
+                } else {
+                    end_offset_of_last_occurrence = 0x80 + ((hi & 0x7F) << 7 | (lo & 0x7F));
+                    match_length = src[pos++];
+                }
+                match_length += 3;
+                size_t ref_pos = out_pos - end_offset_of_last_occurrence - match_length;
+                memcpy(dst + out_pos, dst + ref_pos, match_length);
+                out_pos += match_length;
+            }
+            if (out_pos >= dst_len) return pos;
+            flags >>= 1;
+        }
+    }
+}
+#endif
+static CYTHON_SMALL_CODE PyObject *__Pyx_DecompressString_LZSS(const char *s, size_t compressed_length, size_t uncompressed_length) {
+#ifdef __Pyx_DecompressString_LZSS_UNUSED
+    CYTHON_UNUSED_VAR(s);
+    CYTHON_UNUSED_VAR(compressed_length);
+    CYTHON_UNUSED_VAR(uncompressed_length);
+    return NULL;
+#else
+    PyObject *result;
+    unsigned char *result_data;
+    size_t src_length;
+    result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t) uncompressed_length);
+    if (unlikely(!result)) return NULL;
+    result_data = __Pyx_PyBytes_AsWritableUString(result);
+    if (unlikely(!result_data)) goto bad;
+    src_length = __pyx_lzss_decompress((const uint8_t*) s, result_data, uncompressed_length);
+    if (unlikely(src_length != compressed_length)) goto decompression_failed;
+    return result;
+decompression_failed:
+    PyErr_SetString(PyExc_RuntimeError, "LZSS string data decompression failed");
+bad:
+    Py_DECREF(result);
     return NULL;
 #endif
 }

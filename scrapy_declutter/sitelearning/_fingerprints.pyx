@@ -100,3 +100,37 @@ def names_someone(str text):
         before = c
         i += 1
     return False
+
+
+def fold_names(str text):
+    """``places.fold_names(text)``: each name after a lower-case word is ``<name>``."""
+    cdef Py_ssize_t n = len(text), pos = 0, s = 0, j, k, e, m
+    cdef list out = []
+    while s < n:
+        if not (97 <= <unsigned int>text[s] <= 122 and (s == 0 or not word(text[s - 1]))):
+            s += 1
+            continue
+        j = s + 1
+        while j < n and in_token(text[j]):
+            j += 1
+        k = j
+        while k < n and Py_UNICODE_ISSPACE(text[k]):
+            k += 1
+        if k == j or k == n or not 65 <= <unsigned int>text[k] <= 90:
+            s += 1
+            continue
+        e = k + 1  # the name: capitalised words, white space between them
+        while True:
+            while e < n and in_token(text[e]):
+                e += 1
+            m = e
+            while m < n and Py_UNICODE_ISSPACE(text[m]):
+                m += 1
+            if m == e or m == n or not 65 <= <unsigned int>text[m] <= 90:
+                break
+            e = m + 1
+        out.append(text[pos:k])
+        out.append("<name>")
+        pos = s = e
+    out.append(text[pos:])
+    return "".join(out)

@@ -98,12 +98,17 @@ def names_someone(text: str) -> bool:
     return _NAMES.search(text) is not None
 
 
-try:
-    from ._fingerprints import names_someone as _names_someone
-except ImportError:  # installed without a compiler
-    _names_someone = names_someone
+def fold_names(text: str) -> str:
+    """The text with each name ``<name>`` (the reference of ``_fingerprints.fold_names``)."""
+    return _NAMES.sub(r"\1<name>", text)
 
-_folded = remembered(lambda text: fingerprint(_NAMES.sub(r"\1<name>", text)))
+
+try:
+    from ._fingerprints import fold_names as _fold_names, names_someone as _names_someone
+except ImportError:  # installed without a compiler
+    _fold_names, _names_someone = fold_names, names_someone
+
+_folded = remembered(lambda text: fingerprint(_fold_names(text)))
 
 
 def structure_key(path: str, text: str) -> int:
