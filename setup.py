@@ -16,12 +16,6 @@
   takes ``str.encode``, the same bytes, and every body is decoded (``sniff``).
 - ``scrapy_declutter._language`` counts the blocks' stop words in one loop
   per page; without it ``language.stopword_counts`` runs per block, the same counts.
-- ``scrapy_declutter.sitelearning._fingerprint`` normalises and hashes a block's
-  text in one pass; without it ``model.python_normalise`` and
-  ``model.python_fingerprint`` (three regular expressions) give the same strings and hashes.
-- ``scrapy_declutter.sitelearning._pagekeys`` reads a page's fingerprints, structural
-  keys and content containers in one loop over its blocks; without it
-  ``pagekeys.python_page_keys`` gives the same keys.
 - ``scrapy_declutter.nearduplicates._words`` finds and hashes a clean text's words for its
   near-duplicate signature in one pass over its bytes; without it
   ``signature.python_word_hashes`` (NumPy) gives the same hashes.
@@ -33,7 +27,7 @@
   ``text.python_char_columns``,
   ``columns.python_block_columns``), which give the same values.
 - ``scrapy_declutter/_chars.pxd`` holds the character classes ``_language`` and
-  ``_text`` share and the UTF-8 writer of ``_utf8`` and ``_fingerprint``,
+  ``_text`` share and the UTF-8 writer of ``_utf8``,
   ``scrapy_declutter/_slots.pxd`` the slot offsets ``_segment``,
   ``_columns``, ``_text`` and ``_language`` read and write Blocks' fields at (inline functions compiled into each;
   no module of their own).
@@ -57,7 +51,6 @@ def extensions() -> list[Extension]:
         return []
     learned = "scrapy_declutter/steps/learned"
     chars = "scrapy_declutter/_chars.pxd"  # inline character classes, cimported
-    sitelearning = "scrapy_declutter/sitelearning"
     slots = "scrapy_declutter/_slots.pxd"  # fields read and written at their slots, cimported
     compiled = [
         Extension("scrapy_declutter._segment", ["scrapy_declutter/_segment.pyx"],
@@ -69,15 +62,8 @@ def extensions() -> list[Extension]:
                   optional=True),
         Extension("scrapy_declutter._language", ["scrapy_declutter/_language.pyx"],
                   depends=[chars, slots], optional=True),
-        Extension("scrapy_declutter.sitelearning._fingerprint",
-                  ["scrapy_declutter/sitelearning/_fingerprint.pyx"],
-                  depends=[chars, f"{sitelearning}/_fingerprint.pxd", f"{sitelearning}/_blake2b.pxi"],
-                  optional=True),
-        # _pagekeys calls _fingerprint's functions as C (cimported through _fingerprint.pxd).
-        Extension("scrapy_declutter.sitelearning._pagekeys",
-                  ["scrapy_declutter/sitelearning/_pagekeys.pyx"],
-                  depends=["scrapy_declutter/_slots.pxd", f"{sitelearning}/_fingerprint.pxd"],
-                  optional=True),
+        Extension("scrapy_declutter.sitelearning._fingerprints",
+                  ["scrapy_declutter/sitelearning/_fingerprints.pyx"], depends=[chars], optional=True),
         Extension("scrapy_declutter.nearduplicates._words",
                   ["scrapy_declutter/nearduplicates/_words.pyx"], optional=True),
         Extension("scrapy_declutter.steps.learned._trees", [f"{learned}/_trees.pyx"], optional=True),

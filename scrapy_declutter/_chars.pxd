@@ -3,8 +3,7 @@
 the hash their tables of words key code points by, and a code point's UTF-8 bytes.
 
 A ``.pxd`` of inline functions, compiled into each module that cimports it
-(``_language``, ``steps.learned._text``, ``_utf8``, ``sitelearning._fingerprint``): no
-module of its own to build.
+(``_language``, ``steps.learned._text``, ``_utf8``): no module of its own to build.
 """
 
 from libc.stdint cimport uint8_t, uint32_t, uint64_t

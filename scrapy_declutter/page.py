@@ -213,8 +213,8 @@ class Page:
 
     def __setattr__(self, name: str, value: Any) -> None:
         """A page given another tree lets the facts of the old one go (``TREE_FACTS``):
-        they hold elements of it, which would keep it alive (site learning's warm-up lets
-        a held page's tree go by replacing ``root``), and describe it, not the new one."""
+        they hold elements of it, which would keep it alive (training lets a page's tree go
+        by replacing ``root``), and describe it, not the new one."""
         if name == "root" and self.__dict__.get("root", value) is not value:
             self.__dict__.get("_slots", {}).pop(TREE_FACTS, None)
         object.__setattr__(self, name, value)

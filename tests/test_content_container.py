@@ -22,16 +22,17 @@ PAGES = [(f"https://docs.python.org/3.11/tutorial/{p.name}", p.read_bytes())
 BODY = "/html/body/div.document/div.documentwrapper/div.bodywrapper/div.body"
 
 
-def learned(learner: SiteLearner | None = None) -> tuple[SiteModel, list]:
-    with Declutter(store="memory:", warmup=8, learner=learner) as dec:
-        released = [r for url, html in PAGES for r in dec.submit(html, url)] + dec.release()
+def learned(learner: SiteLearner | None = None) -> SiteModel:
+    with Declutter(store="memory:", learner=learner) as dec:
+        for url, html in PAGES:
+            dec.extract(html, url)
         model = dec.model("docs.python.org")
     assert model is not None
-    return model, released
+    return model
 
 
 def test_the_site_container_is_the_deepest_place_the_pages_share():
-    model, _ = learned()
+    model = learned()
     assert model.container(model.template_threshold()) == BODY
     # each page's own deepest place is its section, counted once
     assert sum(place.startswith(BODY + "/section#") for place in model.containers) >= 10
@@ -78,4 +79,3 @@ def test_unsure_kept_blocks_far_outside_the_container_become_boilerplate():
     assert SiteLearner().apply(unsure(page_with_rail(9), 0.95), model).settled == 0
     young = SiteModel("news.example", pages=4, containers={"/html/body/div#page/div#main": 4})
     assert SiteLearner().apply(unsure(page_with_rail(9)), young).settled == 0
-    assert SiteLearner(use_container=False).apply(unsure(page_with_rail(9)), model).settled == 0

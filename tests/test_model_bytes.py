@@ -1,5 +1,5 @@
 """The stored form of a site model (``modelbytes``, format version 3): tables as raw arrays,
-models stored by earlier releases (compressed JSON) still read, malformed blobs refused."""
+malformed blobs and models of other versions refused."""
 
 from __future__ import annotations
 
@@ -31,7 +31,9 @@ def test_a_model_reads_back_as_it_was_written_in_the_same_order():
     blob = model.to_bytes()
     assert blob.startswith(MAGIC)
     again = SiteModel.from_bytes(blob)
-    assert again.to_data() == model.to_data()
+    assert again.to_bytes() == blob
+    assert (again.fingerprints, again.structures, again.containers, again.examples) == (
+        model.fingerprints, model.structures, model.containers, model.examples)
     assert list(again.fingerprints) == list(model.fingerprints)  # order: newest survive caps
     assert list(again.urls) == list(model.urls)
     for c in (KEEP, DISCARD):
@@ -42,10 +44,13 @@ def test_a_model_reads_back_as_it_was_written_in_the_same_order():
     assert again.classifier.classify(text) == model.classifier.classify(text)
 
 
-def test_a_model_stored_by_an_earlier_release_as_compressed_json_still_loads():
+def test_a_model_of_an_older_format_is_refused_as_malformed():
     model = _model()
-    old = zlib.compress(json.dumps({**model.to_data(), "version": 2}).encode("utf-8"))
-    assert SiteModel.from_bytes(old).to_data() == model.to_data()
+    header, arrays = unpack(model.to_bytes(), 1 << 20)
+    with pytest.raises(ModelFormatError):
+        SiteModel.from_bytes(pack({**header, "version": 2}, arrays))
+    with pytest.raises(ModelFormatError):  # formats 1-2 were compressed JSON
+        SiteModel.from_bytes(zlib.compress(json.dumps({"format": header["format"]}).encode()))
 
 
 def test_counts_take_the_narrowest_type_that_holds_them():
@@ -76,6 +81,6 @@ def test_malformed_stored_forms_are_refused():
 
 def test_a_newer_stored_form_is_refused_as_newer():
     model = _model()
-    header = {**model._header(), "version": 99, "classifier": model.classifier.header()}
+    header, arrays = unpack(model.to_bytes(), 1 << 20)
     with pytest.raises(ModelVersionError):
-        SiteModel.from_bytes(pack(header, {}))
+        SiteModel.from_bytes(pack({**header, "version": 99}, arrays))

@@ -48,7 +48,7 @@ def test_a_truncated_sqlite_store_is_set_aside_and_learning_starts_again(tmp_pat
 
 def _store_with(blob: bytes) -> MemoryStore:
     store = MemoryStore()
-    store.put_raw("example.org", blob)
+    store._data["example.org"] = blob
     return store
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from test_stores import redis_server  # noqa: F401 - a fixture
 
-from scrapy_declutter.sitelearning.model import url_hash
+from scrapy_declutter.sitelearning.fingerprints import hash_text
 from scrapy_declutter.sitelearning.stores import open_store
 from conftest import NO_MAIN_TEXT
 
@@ -131,5 +131,5 @@ def test_two_processes_share_one_crawl_and_one_site_model(redis_server, site, tm
         assert store.sites() == ["127.0.0.1"]
         model = store.load("127.0.0.1")
     assert model.pages == len(PAGES)
-    assert set(model.urls) == {url_hash(u) for u in urls}
+    assert set(model.urls) == {hash_text(u) for u in urls}
     assert elapsed < DEADLINE

@@ -34,13 +34,3 @@ def test_template_blocks_say_on_how_many_pages_their_text_was_seen() -> None:
     assert all(b.site_reason is None for b in result.blocks if not (b.step or "").startswith("site-"))
     html = render_report(result)
     assert f"text seen on {decided[0].site_reason.pages} of the site&#x27;s {len(pages)} pages" in html
-
-
-def test_a_warm_up_relabel_starts_from_no_reason() -> None:
-    pages = _pages()[:6]
-    with Declutter(store="memory:", warmup=6) as dec:
-        released = [r for url, html in pages for r in dec.submit(html, url)]
-    assert len(released) == 6
-    for r in released:
-        for b in r.result.blocks:
-            assert (b.site_reason is not None) == (b.step or "").startswith("site-")

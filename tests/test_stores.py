@@ -13,7 +13,8 @@ import pytest
 
 from scrapy_declutter import Declutter
 from scrapy_declutter.errors import StoreError, StoreUnavailableError
-from scrapy_declutter.sitelearning.model import SiteModel, fingerprint
+from scrapy_declutter.sitelearning.fingerprints import fingerprint
+from scrapy_declutter.sitelearning.model import SiteModel
 from scrapy_declutter.sitelearning.ngram import KEEP
 from scrapy_declutter.sitelearning.stores import open_store
 from scrapy_declutter.sitelearning.stores.memory import MemoryStore
@@ -145,17 +146,15 @@ def test_corrupt_model_row_in_sqlite_is_replaced(tmp_path, caplog):
 
 def test_newer_format_is_logged_and_left_untouched(caplog):
     store = MemoryStore()
-    newer = SiteModel("s").to_data()
-    newer["version"] = 99
-    import json
-    import zlib
+    from scrapy_declutter.sitelearning.modelbytes import pack, unpack
 
-    blob = zlib.compress(json.dumps(newer).encode())
-    store.put_raw("s", blob)
+    header, arrays = unpack(SiteModel("s").to_bytes(), 1 << 20)
+    blob = pack({**header, "version": 99}, arrays)
+    store._data["s"] = blob
     with caplog.at_level(logging.ERROR):
         assert store.load("s") is None
         store.append([delta("s", 1)], fold={"s"})
-    assert store._get("s") == blob
+    assert store._read("s")[0] == blob
     assert any("newer" in r.message for r in caplog.records)
 
 
@@ -228,18 +227,17 @@ def test_redis_going_away_degrades_to_generic_and_recovers(redis_server, caplog)
     dec.close()
 
 
-def test_writes_behind_the_crawl_wait_for_redis_and_land_when_it_is_back(redis_server, caplog):
-    """``write_behind``: the batches go on a writer thread; one that fails is sent again."""
+def test_failed_writes_wait_for_redis_and_land_when_it_is_back(redis_server, caplog):
+    """A batch that fails stays queued and is sent again."""
     page = "<html><body><p>{}</p><p>Shared footer text of the site, long enough.</p></body></html>"
-    dec = Declutter("density", store=redis_server["uri"], flush_every=1, retry_after=0.0,
-                    write_behind=True)
+    dec = Declutter("density", store=redis_server["uri"], flush_every=1, retry_after=0.0)
     dec.extract(page.format("First story " * 20), "https://example.org/1")
     dec.extract(page.format("Second story " * 20), "https://example.org/2")
     redis_server["proc"].terminate()
     redis_server["proc"].wait(10)
     with caplog.at_level(logging.WARNING):
-        for i, word in enumerate(WORDS[:3], 3):  # each write fails on the writer thread and
-            assert word in dec.extract(page.format(f"{word} story " * 20),  # is queued again
+        for i, word in enumerate(WORDS[:3], 3):  # each write fails and is queued again
+            assert word in dec.extract(page.format(f"{word} story " * 20),
                                        f"https://example.org/{i}").text
     assert any("unavailable" in r.message for r in caplog.records)
     redis_server["proc"] = _start_redis(redis_server["port"])  # back, empty
@@ -251,11 +249,11 @@ def test_writes_behind_the_crawl_wait_for_redis_and_land_when_it_is_back(redis_s
     dec.close()
 
 
-def test_a_site_back_in_memory_reads_the_increments_still_being_written(tmp_path):
-    """Evicted while its delta is on the writer thread, a site reloads with every page counted."""
+def test_a_site_back_in_memory_reads_its_queued_increments(tmp_path):
+    """Evicted with its delta queued, a site reloads with every page counted."""
     page = "<html><body><p>{}</p><p>Shared footer text of the site, long enough.</p></body></html>"
     dec = Declutter("density", store=f"sqlite:///{tmp_path}/s.db", flush_every=1,
-                    max_cache_bytes=1, write_behind=True)  # every other site is evicted at once
+                    max_cache_bytes=1)  # every other site is evicted at once
     for i, word in enumerate(WORDS):
         for site in ("a.example", "b.example"):
             dec.extract(page.format(f"{word} story of {site} " * 20), f"https://{site}/{i}")

@@ -72,7 +72,7 @@ def annotate_with_site_model(result: "Result", model: "SiteModel") -> None:
     was seen; ``ngram_log_odds``: the site's n-gram classifier, keep over discard,
     in bits (once it has examples of both). Values already set are kept.
     """
-    from ..sitelearning.model import fingerprint
+    from ..sitelearning.fingerprints import fingerprint
 
     classifier = model.classifier if model.classifier.ready() else None
     for b in result.blocks:

@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from ..errors import DeclutterError
-from .train import add_store_argument, store_uri
+from .train import add_store_argument, store_uri, summary
 
 #: A name site learning folded (digit runs to ``0``): it would not match the page's own.
 _FOLDED = re.compile(r"0")
@@ -43,16 +43,16 @@ def css_selector(place: str) -> str:
     return " > ".join(parts)
 
 
-def describe(summary: dict[str, Any]) -> str:
-    """``SiteModel.summary`` for a person: the container, the template, pages, last learned."""
-    when = (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(summary["updated"]))
-            if summary["updated"] else "unknown")
-    lines = [f"site {summary['site']}: {summary['pages']} pages "
-             f"({summary['supervised_pages']} supervised), last learned {when}"]
-    place = summary["container"]
-    lines.append(f"content container: {css_selector(place)}  (on {summary['containers'][place]} "
+def describe(figures: dict[str, Any]) -> str:
+    """``train.summary`` for a person: the container, the template, pages, last learned."""
+    when = (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(figures["updated"]))
+            if figures["updated"] else "unknown")
+    lines = [f"site {figures['site']}: {figures['pages']} pages "
+             f"({figures['supervised_pages']} supervised), last learned {when}"]
+    place = figures["container"]
+    lines.append(f"content container: {css_selector(place)}  (on {figures['containers'][place]} "
                  "pages)" if place else "content container: none yet")
-    rows = summary["template"]
+    rows = figures["template"]
     lines.append(f"template: {len(rows)} blocks" + (":" if rows else ""))
     for row in rows:
         text, _, path = row["example"].partition(" @ ")
@@ -78,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
             model = store.load(args.site)
             if model is None:
                 raise DeclutterError(f"no (readable) model for site {args.site!r} in {uri}")
-            summary = model.summary()
-            print(json.dumps(summary, indent=2) if args.json else describe(summary))
+            figures = summary(model)
+            print(json.dumps(figures, indent=2) if args.json else describe(figures))
             return 0
         if not store.forget(args.site):
             raise DeclutterError(f"no model for site {args.site!r} in {uri}")

@@ -6,8 +6,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..errors import DeclutterError
+
+if TYPE_CHECKING:
+    from ..sitelearning.model import SiteModel
 
 
 def add_store_argument(p: argparse.ArgumentParser) -> None:
@@ -63,6 +67,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def summary(model: "SiteModel") -> dict[str, Any]:
+    """A site model's figures, as ``train`` and ``sites show`` print them: its template rows
+    with their example ("" for one kept before examples were), most pages first."""
+    threshold = model.template_threshold()
+    template = sorted(({"pages": n, "rule": rule, "example": model.examples.get(key, "")}
+                       for rule, counts in (("text", model.fingerprints),
+                                            ("place", model.structures))
+                       for key, n in counts.items() if n >= threshold),
+                      key=lambda row: -row["pages"])
+    return {
+        "site": model.site,
+        "pages": model.pages,
+        "supervised_pages": model.supervised,
+        "fingerprints": len(model.fingerprints),
+        "template_fingerprints": sum(n >= threshold for n in model.fingerprints.values()),
+        "structures": len(model.structures),
+        "template": template,
+        "updated": model.updated,
+        "container": model.container(threshold),
+        "containers": dict(sorted(model.containers.items(), key=lambda item: -item[1])),
+        "urls": len(model.urls),
+        "examples": dict(model.classifier.examples),
+        "ngrams": {c: len(lm) for c, lm in model.classifier.lms.items()},
+        "stored_bytes": len(model.to_bytes()),
+    }
+
+
 def run(args: argparse.Namespace) -> int:
     from ..sitelearning.declutter import Declutter
     from .extract import read_input
@@ -78,10 +109,10 @@ def run(args: argparse.Namespace) -> int:
             supervised += result.site_learning is not None and result.site_learning.supervised
         dec.flush()
         model = dec.model(site)
-    summary = model.summary() if model else {}
-    summary["files"] = len(args.paths)
-    summary["supervised_files"] = supervised
-    print(json.dumps(summary, indent=2))
+    figures = summary(model) if model else {}
+    figures["files"] = len(args.paths)
+    figures["supervised_files"] = supervised
+    print(json.dumps(figures, indent=2))
     if (args.selector or args.markers) and not supervised:
         print("warning: the selector/markers matched no file; nothing was supervised")
     return 0

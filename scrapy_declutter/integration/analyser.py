@@ -117,7 +117,6 @@ pages it analyses, on the thread that analyses them.
                 site_key=options.site_key,
                 content_selector=options.content_selector,
                 log=self.log,
-                write_behind=True,  # the store's writes off the analysis thread
             )
             self._cores[key] = core
         return core

@@ -59,7 +59,7 @@ _MIX = _U64(0x9E3779B97F4A7C15)
 _MAX_WORD_BYTES = 64
 _POWERS = np.cumprod(np.r_[_U64(1), np.full(_MAX_WORD_BYTES - 1, _BASE, dtype=_U64)])  # base**i
 
-try:  # by name, as ``sitelearning.model`` loads ``_fingerprint``: the import graph sees .py only
+try:  # by name: the import graph sees .py modules only
     _compiled: ModuleType | None = import_module(f"{__package__}._words")
 except ImportError:  # built without a compiler: NumPy below
     _compiled = None

@@ -1,32 +1,12 @@
 """``Declutter``: extraction that learns each site as it goes.
 
-One object per crawl (or per thread). Per page: load the site's model, run
-the chain (the generic extractor's steps, then the site step, which labels
-the page with what its site taught so far: see ``step`` and ``learner``),
-learn from the page, and write the site's increments when due. Models live
-in a store (``memory:``,
-``sqlite:///...``, ``redis://...``); this object keeps the models of recent
-sites in memory, as many as fit in ``max_cache_bytes`` (estimated per page
-in O(1), see ``SiteModel.estimated_bytes``: a count of sites would let a few
-big models or thousands of small ones take any amount of memory). A site's
-increments (its delta) are queued after ``flush_every`` of its pages, when
-it leaves memory and on ``close()``; the queue is written every ``flush_every``
-pages (or once it holds ``writes.WRITE_BATCH`` deltas), in batches of at most
-``WRITE_BATCH`` deltas, appended to the sites' logs in the store without
-reading or re-serialising their models (see ``stores.base``), so the cost of a write follows what was learned, not
-the model's size, and several processes sharing a store add up their counts.
-A site kept in memory does not see other processes' counts until it is
-loaded again. With ``write_behind=True`` (the Scrapy components' choice) a
-batch is serialised and written on a thread of its own while pages go on:
-compressing a site's delta takes 10-20 ms, mostly without the GIL, so on a
-second core it is off the analysis thread's path. One batch is in flight at
-a time; loading a site whose increments are in it, ``flush()`` and
-``close()`` wait for it.
-
-When the store cannot be reached, a warning is logged and pages of sites
-not already in memory get plain generic extraction; increments wait in
-memory and are written once the store answers again (retried after
-``retry_after`` seconds).
+Per page: load the site's model, run the chain (the generic steps, then the site
+step), learn from the page, and write the site's increments (its delta) when due.
+Models of recent sites stay in memory up to ``max_cache_bytes``
+(``SiteModel.estimated_bytes``); deltas go to the store after ``flush_every``
+pages of a site, when it leaves memory and on ``close()`` (``writes``), so
+processes sharing a store add up their counts. When the store cannot be reached,
+pages of sites not in memory get generic extraction until it answers again.
 """
 
 from __future__ import annotations
@@ -42,12 +22,11 @@ from ..page import Page
 from ..registry import Extractor, build_extractor
 from ..result import Result, SiteDecisions
 from ..sitekey import site_key_function
-from .learner import SiteLearner
+from .learner import PageLesson, SiteLearner
 from .model import SiteModel
 from .ngramstep import NGramStep
 from .step import SITE_LESSON, SITE_MODEL, SiteStep
 from .stores import SiteStore, open_store
-from .warmup import MAX_HELD_PAGES, HeldPage, Released, WarmUps
 from .writes import StoreWrites
 
 logger = logging.getLogger(__name__)
@@ -55,11 +34,7 @@ logger = logging.getLogger(__name__)
 #: Pages of one site between two writes of its increments to the store.
 FLUSH_EVERY = 16
 #: Estimated bytes of site models kept in memory (least recently used sites are queued
-#: for writing and dropped past it). A site of a few hundred pages takes 1-3 MB, one of
-#: 3 pages 0.6 MB (~10% above what dropping it frees). 256 MB, then 128 MB, reloaded more
-#: sites as they halved at no CPU cost that showed; 64 MB keeps a 10,000-site crawl
-#: under 1 GB resident (~60 MB less than 128 MB) and ~110 small sites in memory, enough
-#: for the sites a crawl has in flight at once (docs/site-learning.md).
+#: for writing and dropped past it; docs/site-learning.md).
 MAX_CACHE_BYTES = 64 * 1024 * 1024
 #: Seconds before an unreachable store is tried again.
 RETRY_AFTER = 10.0
@@ -68,9 +43,8 @@ RETRY_AFTER = 10.0
 @dataclass
 class _SiteState:
     model: SiteModel  # what this process knows: the stored model plus its own increments
-    #: Its increments since the last write. None while the site is fresh (the store had
-    #: no usable model): the first write replaces the stored model with the whole model,
-    #: so a delta would be a second copy of it, and in a broad crawl most sites are fresh.
+    #: Its increments since the last write; None while the site is fresh (no stored model):
+    #: its first write is the whole model, of which a delta would be a second copy.
     delta: SiteModel | None
     unsaved: int = 0
     nbytes: int = 0  # estimated memory of model and delta
@@ -81,20 +55,19 @@ class _SiteState:
         return (self.model,) if self.delta is None else (self.model, self.delta)
 
 
+def _decisions(model: SiteModel, lesson: PageLesson) -> SiteDecisions:
+    """What site learning did on a page, with the model as it was when it labelled the page."""
+    return SiteDecisions(model.pages, lesson.template, lesson.voted, lesson.supervised,
+                         lesson.settled)
+
+
 class Declutter:
     """Stateful extraction: ``extract()`` with per-site learning.
 
-    ``site_key`` maps a URL to its site: a callable, or ``"host"`` (the
-    default: host without ``www.``), ``"domain"``, ``"fixed:NAME"`` or an
-    import path (see ``sitekey``).
-    ``content_selector`` (CSS or XPath) or ``markers=True`` give supervised
-    labels on the pages they match. ``learn=False`` uses the store's models
-    without updating them.
-
-    ``warmup=K`` holds each new site's first K pages and labels them together
-    (see ``warmup``): use ``submit()``, which returns the results its page
-    releases, and ``release()`` at the end of input. ``extract()`` never holds.
-    """
+    ``site_key``: a callable, or ``"host"`` (the default), ``"domain"``, ``"fixed:NAME"``
+    or an import path (``sitekey``). ``content_selector`` or ``markers=True`` label the
+    pages they match; ``learn=False`` reads the store's models without updating them. A page
+    is labelled with what its site taught before it, then learned: nothing is held."""
 
     def __init__(self, extractor: str = "default", store: "str | SiteStore" = "memory:",
                  site_learning: bool = True,
@@ -102,9 +75,8 @@ class Declutter:
                  content_selector: str | None = None, *, markers: bool = False,
                  learn: bool = True, flush_every: int = FLUSH_EVERY,
                  learner: SiteLearner | None = None, retry_after: float = RETRY_AFTER,
-                 warmup: int = 0, max_held: int = MAX_HELD_PAGES,
                  log: "logging.Logger | logging.LoggerAdapter[Any] | None" = None,
-                 max_cache_bytes: int = MAX_CACHE_BYTES, write_behind: bool = False) -> None:
+                 max_cache_bytes: int = MAX_CACHE_BYTES) -> None:
         self.extractor = extractor
         chain = build_extractor(extractor)
         self.site_learning = site_learning
@@ -112,32 +84,23 @@ class Declutter:
         self.learn = learn
         self.flush_every = max(1, flush_every)
         self.max_cache_bytes = max_cache_bytes
-        # A chain with seed 000's n-gram filter (density+ngram) votes there, not in the site step;
-        # the site step votes on supervised sites only: elsewhere nothing reads the classifier.
+        # Seed 000's n-gram filter votes in its own step; the site step on supervised sites only.
         vote = not any(isinstance(s, NGramStep) for s in chain.steps)
         supervised = bool(content_selector or markers)
         self.learner = learner or SiteLearner(vote=vote, train=not vote or supervised)
         self.generic = chain
         self.site_step = SiteStep(learner=self.learner, content_selector=content_selector,
                                   markers=markers)
-        #: Whether a page's labels can read its site's n-gram tables: the seed's filter
-        #: votes everywhere, the learner only on supervised sites unless told otherwise.
-        #: When not, sites come back from the store without them (``_load``).
-        self.scores_text = not vote or (self.learner.vote and (
-            self.site_step.reads_tree or not self.learner.vote_needs_supervision))
         if site_learning:
             chain = Extractor(extractor, [*chain.steps, self.site_step])
         self.chain = chain
-        self.warmups = WarmUps(warmup, max_held)
-        #: Where the one INFO line per site at the end of its warm-up goes (the spider's logger).
-        self.log = log or logger
+        self.log = log or logger  # the spider's, in a crawl
         self.store = open_store(store) if site_learning else None
         self._sites: OrderedDict[str, _SiteState] = OrderedDict()
         self._cached_bytes = 0
-        self.writes = (StoreWrites(self.store, retry_after=retry_after, write_behind=write_behind)
+        self.writes = (StoreWrites(self.store, retry_after=retry_after)
                        if self.store is not None else None)
 
-    # -- public -----------------------------------------------------------------
     def extract(self, html: str | bytes, url: str | None = None, *,
                 content_type: str | None = None) -> Result:
         """Parse a page and extract it with (and into) its site's model."""
@@ -145,78 +108,21 @@ class Declutter:
 
     def extract_page(self, page: Page) -> Result:
         """Extract an already parsed page (the Scrapy middleware's entry point)."""
-        if self.site_key is not None:
-            page.site = self.site_key(page.url) or ""
-        state = self._state(page.site) if self.site_learning and page.site else None
+        state = self._page_state(page)
         page.put(SITE_MODEL, state.model if state is not None else None)
         self.chain.run(page)
         lesson = page.get(SITE_LESSON)
         if state is None or lesson is None:
             return result_of(page, self.extractor)
-        # Before learning: what the model was when it labelled the page.
-        decisions = SiteDecisions(state.model.pages, lesson.template, lesson.voted,
-                                  lesson.supervised, lesson.settled)
-        result = result_of(page, self.extractor, site_learning=decisions)
+        result = result_of(page, self.extractor, site_learning=_decisions(state.model, lesson))
         if self.learn and not state.model.seen_url(page.url):
             self.learner.learn(state.learners, lesson, page.url)
             self._learned(state)
         return result
 
-    def submit(self, html: str | bytes, url: str | None = None, *, key: object = None,
-               content_type: str | None = None) -> list[Released]:
-        """Parse a page and extract it, holding it while its site warms up (``warmup=K``).
-
-        Returns the results this page releases, each with the ``key`` it was
-        submitted under (default: its URL): none while the page is held, the
-        site's K results when it completes the warm-up (or the oldest
-        warm-up's, past ``max_held`` pages), else its own.
-        """
-        return self.submit_page(Page.from_html(html, url, content_type=content_type), key=key)
-
-    def submit_page(self, page: Page, *, key: object = None,
-                    keep_tree: bool = True) -> list[Released]:
-        """``submit()`` for an already parsed page (the Scrapy middleware's entry point).
-
-        ``keep_tree=False``: the caller will not read the released Result's
-        ``metadata``, so a held page lets its parsed tree go (unless the
-        user's labels need it at release: see ``HeldPage.drop_tree``) and its
-        Result comes with ``root=None``; text, blocks and labels are the same.
-        """
-        key = page.url if key is None else key
-        if self.site_key is not None:
-            page.site = self.site_key(page.url) or ""
-        state = self._state(page.site) if self.site_learning and page.site else None
-        if state is None or not page.blocks or not self.warmups.wants(page.site,
-                                                                      state.model.pages):
-            return [Released(key, self.extract_page(page))]
-        # Its lesson read with the model as the warm-up found it, learned from only at release,
-        # when the page is labelled.
-        page.put(SITE_MODEL, state.model)
-        self.generic.run(page)
-        lesson = self.site_step.lesson(page)
-        if lesson is None:  # the site step had nothing to do: nothing to hold
-            return [Released(key, result_of(page, self.extractor))]
-        held = HeldPage(key, page, lesson)
-        if not keep_tree and not self.site_step.reads_tree:
-            held.drop_tree()
-        due = self.warmups.hold(page.site, held)
-        return [released for site in due for released in self._release(site)]
-
-    def release(self, site: str | None = None) -> list[Released]:
-        """End the warm-up of ``site`` (default: every site with pages held); their results."""
-        sites = self.warmups.sites() if site is None else [site]
-        return [released for s in sites for released in self._release(s)]
-
     def model(self, site: str) -> SiteModel | None:
-        """The model this object uses for ``site`` (loaded from the store if needed), with
-        its n-gram tables, which a site loaded without them (``_load``) is loaded again for."""
+        """The model this object uses for ``site`` (loaded from the store if needed)."""
         state = self._state(site)
-        if state is not None and not state.model.ngrams and self.writes is not None:
-            self._enqueue(state)  # its increments land, then the whole model is read
-            answered, model = self._read(site, whole=True)
-            if answered:
-                state.model = model or SiteModel(site=site)
-            self._measure(state)
         return state.model if state else None
 
     def flush(self) -> None:
@@ -231,12 +137,6 @@ class Declutter:
         """Write what is pending and close the store."""
         if self.store is None:
             return
-        if self.warmups:
-            # Their results can no longer be returned, but what they teach is kept.
-            self.log.warning("%d pages were still held in site warm-ups at close(), so their "
-                             "results were never returned; call release() first",
-                             len(self.warmups))
-            self.release()
         self.flush()
         self.store.close()
         self.store = None
@@ -248,7 +148,13 @@ class Declutter:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- internals --------------------------------------------------------------
+    def _page_state(self, page: Page) -> _SiteState | None:
+        """The state of the page's site, which ``site_key`` names when given (``page.site``'s
+        one writer after parsing); None without site learning for it."""
+        if self.site_key is not None:
+            page.site = self.site_key(page.url) or ""
+        return self._state(page.site) if self.site_learning and page.site else None
+
     def _state(self, site: str) -> _SiteState | None:
         state = self._sites.get(site)
         if state is not None:
@@ -267,72 +173,19 @@ class Declutter:
         self._evict()
         return state
 
-    def _read(self, site: str, *, whole: bool = False) -> tuple[bool, SiteModel | None]:
-        """(whether the store answered, the site's stored model: ``_load``'s, or with its
-        tables when ``whole``), read once the site's queued increments have landed."""
+    def _read(self, site: str) -> tuple[bool, SiteModel | None]:
+        """(whether the store answered, the site's stored model), read once the site's queued
+        increments have landed."""
         writes = self.writes
         assert writes is not None  # a store's reads go through its writer
         writes.before_load(site)  # back before its increments were written: they land first
         try:
-            model = self.store.load(site) if whole else self._load(site)
+            model = self.store.load(site)
         except StoreUnavailableError as exc:
             writes.went_down(exc)
             return False, None
         writes.answered()
         return True, model
-
-    def _load(self, site: str) -> SiteModel | None:
-        """A site's stored model; without its n-gram tables when no page's labels read them.
-
-        Only a page's lesson is added to the tables then, and it goes to the
-        site's delta too, which the store adds up: the model in memory need not
-        hold them. In a crawl of more sites at once than fit ``max_cache_bytes``
-        a site is evicted and loaded again every few pages, and decoding and
-        merging its tables (and its log's) was most of what that cost; without
-        them, its model is a quarter of the memory, so fewer sites are evicted.
-        A site some process supervised votes with them (``SiteLearner.apply``).
-        """
-        model = self.store.load(site, ngrams=self.scores_text)
-        if model is not None and not model.ngrams and self.learner.vote and model.supervised:
-            model = self.store.load(site)
-        return model
-
-    def _release(self, site: str) -> list[Released]:
-        """Learn every held page of the site, then label each with the model learned from all."""
-        held = self.warmups.take(site)
-        state = self._state(site)
-        if state is None:  # the store went down meanwhile: the generic labels stand
-            return [Released(h.key, h.result(self.extractor)) for h in held]
-        for h in held:
-            if self.learn and not state.model.seen_url(h.page.url):
-                self.learner.learn(state.learners, h.lesson, h.page.url)
-                self._learned(state)
-        released = []
-        for h in held:
-            page = h.page
-            page.put(SITE_MODEL, state.model)
-            self.site_step.process(page)
-            lesson = page.get(SITE_LESSON)
-            decisions = SiteDecisions(state.model.pages, lesson.template, lesson.voted,
-                                      lesson.supervised, lesson.settled)
-            released.append(Released(h.key, h.result(self.extractor, decisions)))
-        self._say_what_was_learned(site, state.model, released)
-        return released
-
-    def _say_what_was_learned(self, site: str, model: SiteModel, released: list[Released]) -> None:
-        """One INFO line when a site's warm-up ends: what its model now holds and did."""
-        threshold = model.template_threshold(share=self.learner.template_share,
-                                             min_pages=self.learner.min_pages)
-        template = sum(n >= threshold for counts in (model.fingerprints, model.structures)
-                       for n in counts.values())
-        decided = [r.result.site_learning for r in released if r.result.site_learning]
-        self.log.info(
-            "site %s: warm-up done on %d pages; the model (%d pages) has %d template blocks, "
-            "which labelled %d blocks boilerplate on these pages; content container %s, which "
-            "settled %d unsure blocks; %d blocks relabelled by its n-gram classifier",
-            site, len(released), model.pages, template, sum(d.template for d in decided),
-            model.container(threshold) or "none", sum(d.settled for d in decided),
-            sum(d.voted for d in decided))
 
     def _learned(self, state: _SiteState) -> None:
         """After a page was learned: queue, write and evict as due."""
@@ -358,20 +211,13 @@ class Declutter:
         state.nbytes = nbytes
 
     def _enqueue(self, state: _SiteState) -> None:
-        """Move a site's increments to the write queue (the model keeps them).
-
-        A fresh site's increments are its whole model: a snapshot of it is
-        queued (it shares the model's n-gram arrays, which learning replaces
-        and never changes in place), to replace what the store holds. Unless
-        pages' labels read them (``scores_text``), the model then lets its
-        n-gram tables go, as a site loaded again does (``_load``): its delta
-        trains them from now on.
-        """
+        """Move a site's increments to the write queue (the model keeps them); a fresh site's
+        are its whole model, whose copy replaces what the store holds."""
         if not state.unsaved or self.writes is None:
             return
         fresh = state.delta is None
-        self.writes.add(state.model.snapshot() if fresh else state.delta, replaces=fresh)
-        if fresh and not self.scores_text:  # the snapshot takes the tables to the store
-            state.model.drop_ngrams()
+        # A copy of a fresh model, which goes on learning until the batch is written.
+        self.writes.add(SiteModel.from_bytes(state.model.to_bytes()) if fresh else state.delta,
+                        replaces=fresh)
         state.delta, state.unsaved = SiteModel(site=state.model.site), 0
         self._measure(state)

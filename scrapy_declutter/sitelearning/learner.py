@@ -1,40 +1,28 @@
 """How a site's model labels a page, and what the page teaches the model.
 
-The rules the site step (``step.SiteStep``) applies. Labels, in order of trust:
+The rules the site step applies, in order of trust:
 
-1. the user's supervision (a content selector or the seed's comment
-   markers), when the page offers it: it decides every block;
-2. the template: a block whose fingerprint, or whose structural key (its
-   place and its text with names folded too, ``places``), is on
-   ``TEMPLATE_SHARE`` of the site's pages is boilerplate, whatever the
-   generic steps said, unless the
-   page repeats it ``MAX_REPEATS_IN_PAGE`` times (list items), it is a
-   short table cell without links (a spec sheet's field names and values),
-   or it is a short title the generic steps kept over content; and it takes
-   no content from a near-copy, from a page it would strip of half its
-   content, or from a page with under ``MIN_CONTENT_CHARS`` of content.
-   Content it takes must repeat on ``CONTENT_TEMPLATE_MIN_PAGES`` pages, with a
-   second signal (``SiteLearner._may_take``);
-3. the content container (``places.container``), on a page whose generic
-   content is mostly in it: a block the generic steps kept without
-   confidence (score within ``ambiguous_margin`` of the cut) outside the
-   container's parent is boilerplate, unless it is a heading or longer
-   than ``CONTAINER_MAX_CHARS`` (a title or lead set above the body);
-4. the per-site n-gram classifier, for the blocks the generic steps left
-   ambiguous (their score within ``ambiguous_margin`` of the step's cut) once
-   it has ``min_examples`` blocks of each class, with at least
-   ``vote_bits`` bits of log-odds per character, and (by default) only on
-   sites the user supervised: trained on self-supervised labels alone, its
-   votes removed good content (code samples, product lists) as often as chrome;
+1. the user's supervision (a content selector or the seed's comment markers)
+   decides every block of a page that offers it;
+2. the template: a block whose fingerprint or structural key (``places``) is on
+   ``TEMPLATE_SHARE`` of the site's pages is boilerplate, but for list items
+   (``MAX_REPEATS_IN_PAGE``), spec-sheet cells and a short title kept over
+   content; it takes no content from a near-copy, from a page it would strip of
+   ``MAX_TEMPLATE_CUT`` of its content or with under ``MIN_CONTENT_CHARS``, and
+   content only with a second signal (``SiteLearner._may_take``);
+3. the content container, on a page whose content is mostly in it: an unsure
+   kept block outside the container's parent is boilerplate, but for headings
+   and blocks over ``CONTAINER_MAX_CHARS`` (a title or lead above the body);
+4. the per-site n-gram classifier, on the ambiguous blocks (score within
+   ``ambiguous_margin`` of the cut), with ``vote_bits`` bits a character, and by
+   default only on supervised sites: on self-supervised labels alone its votes
+   removed good content as often as chrome;
 5. otherwise the generic steps' label stands.
 
-What trains the classifier, where something votes with it (``train``: the
-seed's chain, supervised sites): supervised blocks, template blocks (discard),
-and blocks the generic steps decided with confidence (score at least
-``confident_margin`` past the cut, on the side of their label). Everything is
-decided from the model as it was *before* the page, then the page is learned.
-A page teaches its site every place that holds ``pagekeys.CONTAINER_SHARE`` of the
-characters the generic steps kept with confidence.
+Where something votes with the classifier (``train``: the seed's chain,
+supervised sites), it learns the supervised blocks, the template (discard) and
+the blocks the generic steps decided with ``confident_margin``. Everything is
+decided from the model as it was before the page; then the page is learned.
 """
 
 from __future__ import annotations
@@ -44,11 +32,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from ..blocks import BOILERPLATE, CONTENT, Block, SiteReason
-from .lessons import Lesson
 from .model import MAX_EXAMPLES, MIN_PAGES, MIN_TEMPLATE_PAGES, TEMPLATE_SHARE, SiteModel
-from .ngram import DISCARD, KEEP
-from .pagekeys import PageKeys, confidences, page_keys
-from .places import Places
+from .ngram import DISCARD, KEEP, prepare
+from .pagekeys import PageKeys, page_keys
 
 if TYPE_CHECKING:
     from ..page import Page
@@ -63,49 +49,31 @@ MIN_EXAMPLES = 20
 MAX_TRAIN_CHARS = 6000
 #: The classifier overrules a generic label only with this many bits of log-odds per character.
 VOTE_BITS_PER_CHAR = 2.0
-#: Whether a vote may also turn a generic boilerplate label into content (recall), or
-#: only content into boilerplate (precision: site learning's job is removing chrome).
-VOTE_TO_CONTENT = True
 #: The classifier votes only on sites with user-labelled pages (see the module docstring).
 VOTE_NEEDS_SUPERVISION = True
-#: Whether structural keys make template (see ``places``).
-STRUCTURAL = True
-#: Whether the learned content container settles ambiguous blocks (rule 3).
-USE_CONTAINER = True
-#: The template never takes more than this share of a page's content characters. A page
-#: that would lose more is a near-copy of pages already seen, or one whose content is text
-#: the site repeats (eBay item pages whose only text is the shared shipping and returns
-#: policy lost 0.42 F1 at 0.7): it is left as the generic steps labelled it.
+#: The template never takes more than this share of a page's content characters: a page
+#: that would lose more is a near-copy, or its content is text the site repeats.
 MAX_TEMPLATE_CUT = 0.5
-#: A page whose generic content is shorter than this keeps it all: with a dozen words
-#: kept, each template block the site repeats there ("Table of Contents" on the
-#: Valgrind manual's FAQ page, whose ground truth has 21 words) is a large share of
-#: the page's F1. No wcxb-dev figure changes with it.
+#: A page whose generic content is shorter than this keeps it all: each template block is
+#: a large share of so little.
 MIN_CONTENT_CHARS = 200
 #: A fingerprint on this many blocks of one page is list items, never template.
 MAX_REPEATS_IN_PAGE = 3
 #: Table and definition-list cells shorter than this, without links, are a spec sheet's
-#: field names and values ("Chipset", "NVIDIA", "2550 MHz"), shared by a site's
-#: product pages but content: never template.
+#: field names and values, shared by a site's product pages but content: never template.
 SPEC_CELL_MAX_CHARS = 40
 SPEC_CELL_TAGS = frozenset({"td", "th", "dt", "dd"})
-#: A template block of at most this many words, without links, that the generic steps
-#: kept right before content the template leaves is a repeated section title ("Table of
-#: Contents" on every index page of the Valgrind manual, "Specifications" on a shop's
-#: product pages): it stays. On tiny index pages that title was a tenth of the content.
+#: A template block of at most this many words, without links, kept right before content
+#: the template leaves is a repeated section title ("Specifications"): it stays.
 TITLE_MAX_WORDS = 6
-#: Pages a container must have been learned from before it settles anything: learned
-#: from two of ikea.com's pages, it cost a third page 0.18 F1 in wcxb-dev's first pass.
+#: Pages a container must have been learned from before it settles anything.
 CONTAINER_MIN_PAGES = 5
 #: The container settles a page's blocks only when it holds this share of the page's content.
 CONTAINER_PAGE_SHARE = 0.5
-
 #: The template takes a block the generic steps kept only when its text (or structural key)
-#: was on this many of the site's pages: two or three pages of a shop share its guarantees
-#: and product lists, which are the pages' content.
+#: was on this many pages: a few pages of a shop share product lists that are content.
 CONTENT_TEMPLATE_MIN_PAGES = 5
-#: A block with this link density or more is a link list: the template may take it from the
-#: content however sure the generic steps were of it.
+#: A block with this link density or more is a link list: the template may take it.
 LINK_LIST = 0.5
 #: Elements whose text the markup itself calls chrome.
 CHROME_TAGS = frozenset({"footer", "nav", "aside"})
@@ -114,8 +82,6 @@ CONTAINER_MAX_CHARS = 200
 
 TEMPLATE_STEP = "site-template"
 CONTAINER_STEP = "site-container"
-#: A block's side of the site's container (``SiteLearner._container_sides``).
-INSIDE, OUTSIDE = "inside", "outside"
 NGRAM_STEP = "site-ngram"
 SUPERVISED_STEP = "site-supervised"
 
@@ -161,9 +127,7 @@ class PageLesson:
 
     #: Its blocks' fingerprints, structural keys and places, and its containers.
     keys: PageKeys
-    #: The texts it teaches, per category (``ngram.KEEP``, ``ngram.DISCARD``), in order: lists
-    #: of strings, which the garbage collector does not walk, where a (category, text)
-    #: tuple per block was one more object for it while the page waited in its warm-up.
+    #: The texts it teaches, per category (``ngram.KEEP``, ``ngram.DISCARD``), in order.
     examples: dict[str, list[str]] = field(default_factory=lambda: {KEEP: [], DISCARD: []})
     template: int = 0
     #: Blocks the content container relabelled.
@@ -182,9 +146,7 @@ class SiteLearner:
                  confident_margin: float = CONFIDENT_MARGIN, min_examples: int = MIN_EXAMPLES,
                  vote: bool = True, cuts: Mapping[str, float] | None = None,
                  vote_bits: float = VOTE_BITS_PER_CHAR,
-                 vote_to_content: bool = VOTE_TO_CONTENT,
                  vote_needs_supervision: bool = VOTE_NEEDS_SUPERVISION,
-                 structural: bool = STRUCTURAL, use_container: bool = USE_CONTAINER,
                  train: bool = True) -> None:
         self.template_share = template_share
         self.min_pages = min_pages
@@ -194,58 +156,27 @@ class SiteLearner:
         self.vote = vote
         self.cuts = dict(cuts or {})
         self.vote_bits = vote_bits
-        self.vote_to_content = vote_to_content
         self.vote_needs_supervision = vote_needs_supervision
-        self.structural = structural
-        self.use_container = use_container
         #: Whether unsupervised pages teach the classifier (see the module docstring).
         self.train = train
 
-    def confidence(self, block: Block) -> float:
-        """How far the block's score is past its step's cut, on the side of its label."""
-        return self.confidences([block])[0]
-
-    def confidences(self, blocks: Sequence[Block]) -> list[float]:
-        """``confidence`` of each block, in one pass (a page has a few hundred blocks).
-
-        The cut of a block's deciding step is ``cuts[step]`` given here, else
-        ``DEFAULT_CUT`` (``pagekeys.confidences``; a page's keys hold its blocks').
-        """
-        return confidences(blocks, self.cuts)
-
     def keys(self, page: "Page") -> PageKeys:
         """The page's keys (``pagekeys``), as this learner reads them."""
-        return page_keys(page, structural=self.structural, cuts=self.cuts,
+        return page_keys(page, cuts=self.cuts,
                          confident=self.confident_margin)
 
     def apply(self, page: "Page", model: SiteModel | None,
-              supervised: list[bool] | None = None, keys: PageKeys | None = None, *,
-              relabel: bool = True) -> PageLesson:
-        """Relabel the page's blocks with what the site taught; return the page's lesson.
-
-        ``keys``: the page's keys from ``keys(page)`` with the same generic labels
-        (the site step's second run on a page held in its site's warm-up).
-        ``relabel=False``: the lesson alone, the blocks left as they are (a page
-        held in its warm-up: ``SiteStep.lesson``); what it teaches does not
-        depend on the relabelling (a block a rule relabels teaches only as
-        template, whose text is the same either way), but its counts of
-        relabelled blocks (``template``, ``settled``, ``voted``) stay 0 and the
-        classifier scores nothing.
-
-        The rules visit only the blocks they can change (template candidates,
-        and the ambiguous blocks when a container or the classifier may settle
-        them); what the page teaches is its sure blocks (``PageKeys.sure_content``,
-        ``sure_boilerplate``) but for those the rules took, and its template blocks.
-        """
+              supervised: list[bool] | None = None,
+              keys: PageKeys | None = None) -> PageLesson:
+        """Relabel the page's blocks with what the site taught; return the page's lesson."""
         blocks = page.blocks
         keys = keys if keys is not None else self.keys(page)
         lesson = PageLesson(keys)
         if supervised is not None:
             lesson.supervised = True
-            if relabel:
-                for b, keep in zip(blocks, supervised):
-                    b.set_label(CONTENT if keep else BOILERPLATE, float(keep), SUPERVISED_STEP)
-                    b.site_reason = SiteReason(SUPERVISED_STEP)
+            for b, keep in zip(blocks, supervised):
+                b.set_label(CONTENT if keep else BOILERPLATE, float(keep), SUPERVISED_STEP)
+                b.site_reason = SiteReason(SUPERVISED_STEP)
             at = range(min(len(blocks), len(supervised)))
             lesson.examples = {KEEP: _taught(blocks, [i for i in at if supervised[i]]),
                                DISCARD: _taught(blocks, [i for i in at if not supervised[i]])}
@@ -256,8 +187,8 @@ class SiteLearner:
         clf = model.classifier
         voting = self.vote and clf.ready(self.min_examples)
         if threshold == float("inf") and not model.fingerprints and not voting:
-            # Nothing learned can apply yet (a fresh site's warm-up pages are all labelled
-            # so): no template, container or vote, and no near-copy of a page never seen.
+            # Nothing learned can apply yet (a fresh site's first page): no template,
+            # container or vote, and no near-copy of a page never seen.
             if self.train:
                 lesson.examples = {KEEP: _taught(blocks, keys.sure_content),
                                    DISCARD: _taught(blocks, keys.sure_boilerplate)}
@@ -277,22 +208,21 @@ class SiteLearner:
         template = [i for i in template if not blocks[i].is_content
                     or (not keep_content and self._may_take(i, blocks[i], keys, model))]
         everywhere = voting and (model.supervised > 0 or not self.vote_needs_supervision)
-        place = model.container(max(threshold, CONTAINER_MIN_PAGES)) if self.use_container else None
-        where = self._container_sides(keys.places, place, content) if place else None
+        place = model.container(max(threshold, CONTAINER_MIN_PAGES))
+        outside = self._outside(keys, place, content) if place else None
         # Decided before any block is relabelled: each rule reads the generic labels.
         untaught = set(template)
-        if where or everywhere:
-            untaught.update(self._ambiguous(page, keys, model, untaught, place, where,
-                                            everywhere, lesson, relabel))
-        if relabel:
-            fingerprints, structures, keyed = model.fingerprints, model.structures, keys.structures
-            for i in template:
-                b = blocks[i]
-                b.set_label(BOILERPLATE, 0.0, TEMPLATE_STEP)
-                seen = max(fingerprints.get(keys.fingerprints[i], 0),
-                           structures.get(keyed[i], 0) if keyed else 0)
-                b.site_reason = SiteReason(TEMPLATE_STEP, seen, model.pages)
-            lesson.template = len(template)
+        if outside or everywhere:
+            untaught.update(self._ambiguous(page, keys, model, untaught, place, outside or set(),
+                                            everywhere, lesson))
+        fingerprints, structures = model.fingerprints, model.structures
+        for i in template:
+            b = blocks[i]
+            b.set_label(BOILERPLATE, 0.0, TEMPLATE_STEP)
+            seen = max(fingerprints.get(keys.fingerprints[i], 0),
+                       structures.get(keys.structures[i], 0))
+            b.site_reason = SiteReason(TEMPLATE_STEP, seen, model.pages)
+        lesson.template = len(template)
         if not self.train:
             return lesson
         sure_content, discard = keys.sure_content, keys.sure_boilerplate
@@ -303,15 +233,10 @@ class SiteLearner:
         return lesson
 
     def _may_take(self, i: int, b: Block, keys: PageKeys, model: SiteModel) -> bool:
-        """Whether the template may take block ``i``, which the generic steps kept.
-
-        It must repeat on ``CONTENT_TEMPLATE_MIN_PAGES`` pages, and a second signal
-        must agree: its place (a structural key is its text *at one place*), a link
-        list, an element in ``CHROME_TAGS``, or the generic steps' doubt (a score
-        within ``ambiguous_margin`` of the cut).
-        """
-        placed = model.structures.get(keys.structures[i], 0) if keys.structures else 0
-        if placed >= CONTENT_TEMPLATE_MIN_PAGES:
+        """Whether the template may take block ``i``, which the generic steps kept: seen on
+        ``CONTENT_TEMPLATE_MIN_PAGES`` pages at its place, or so by its text with a second signal
+        (a link list, a ``CHROME_TAGS`` element, the generic steps' doubt)."""
+        if model.structures.get(keys.structures[i], 0) >= CONTENT_TEMPLATE_MIN_PAGES:
             return True
         if model.fingerprints.get(keys.fingerprints[i], 0) < CONTENT_TEMPLATE_MIN_PAGES:
             return False
@@ -325,11 +250,8 @@ class SiteLearner:
         of the site's pages, but for list items and spec cells (rule 2)."""
         get, structures = model.fingerprints.get, model.structures
         fps = keys.fingerprints
-        if keys.structures:
-            found = [i for i, (fp, key) in enumerate(zip(fps, keys.structures))
-                     if get(fp, 0) >= threshold or (key and structures.get(key, 0) >= threshold)]
-        else:
-            found = [i for i, fp in enumerate(fps) if get(fp, 0) >= threshold]
+        found = [i for i, (fp, key) in enumerate(zip(fps, keys.structures))
+                 if get(fp, 0) >= threshold or (key and structures.get(key, 0) >= threshold)]
         if not found:
             return found
         # A pattern repeated within the page ("(133) reviews, 4.6 out of 5 stars" or
@@ -339,8 +261,8 @@ class SiteLearner:
                 if in_page[fps[i]] < MAX_REPEATS_IN_PAGE and not _spec_cell(blocks[i])]
 
     def _ambiguous(self, page: "Page", keys: PageKeys, model: SiteModel, template: set[int],
-                   place: str | None, where: "list[str | None] | None", everywhere: bool,
-                   lesson: PageLesson, relabel: bool) -> list[int]:
+                   place: str | None, outside: set[int], everywhere: bool,
+                   lesson: PageLesson) -> list[int]:
         """Rules 3 and 4 on the ambiguous blocks outside the ``template``; the blocks they
         took (settled, or put to the classifier), which teach nothing."""
         blocks, taken = page.blocks, []
@@ -351,22 +273,18 @@ class SiteLearner:
             if conf >= ambiguous or i in template:
                 continue
             b = blocks[i]
-            side = where[i] if where else None
             # A heading or a paragraph of prose outside the container is the page's title or
             # lead, which many sites set above the body's element: never chrome on its own.
-            if side == OUTSIDE and b.is_content and not b.is_heading \
+            if i in outside and not b.is_heading \
                     and b.text_chars <= CONTAINER_MAX_CHARS:
                 taken.append(i)
-                if relabel:
-                    b.set_label(BOILERPLATE, 0.0, CONTAINER_STEP)
-                    b.site_reason = settled_by
-                    lesson.settled += 1
+                b.set_label(BOILERPLATE, 0.0, CONTAINER_STEP)
+                b.site_reason = settled_by
+                lesson.settled += 1
                 continue
-            if not (everywhere and (b.is_content or self.vote_to_content)):
+            if not everywhere:
                 continue
             taken.append(i)
-            if not relabel:
-                continue
             verdict = clf.classify(b.text)
             if abs(verdict.log_odds) >= self.vote_bits * len(b.text):
                 b.set_label(CONTENT if verdict.category == KEEP else BOILERPLATE,
@@ -375,28 +293,23 @@ class SiteLearner:
                 lesson.voted += 1
         return taken
 
-    @staticmethod
-    def _container_sides(places: Places, place: str, content: int) -> list[str | None] | None:
-        """Each block's side of the container at ``place`` (``INSIDE``, ``OUTSIDE``, None:
-        near it or cannot tell), or None when the page does not use it; ``content``: the
-        page's content characters."""
-        parent = place.rsplit("/", 1)[0]
-        inside = [places.inside(i, place) for i in range(len(places.blocks))]
-        blocks = places.blocks
-        held = sum(b.text_chars for b, into in zip(blocks, inside) if into and b.is_content)
+    def _outside(self, keys: PageKeys, place: str, content: int) -> set[int] | None:
+        """The ambiguous kept blocks outside the parent of the container at ``place``; None
+        when it holds under ``CONTAINER_PAGE_SHARE`` of the page's ``content`` characters."""
+        places, blocks = keys.places, keys.places.blocks
+        held = sum(b.text_chars for i, b in enumerate(blocks)
+                   if b.is_content and places.inside(i, place))
         if content <= 0 or held < CONTAINER_PAGE_SHARE * content:
             return None
-        return [INSIDE if into else None if into is None or places.inside(i, parent) else OUTSIDE
-                for i, into in enumerate(inside)]
+        parent = place.rsplit("/", 1)[0]
+        return {i for i, conf in enumerate(keys.confidences)
+                if conf < self.ambiguous_margin and blocks[i].is_content
+                and places.inside(i, place) is False and not places.inside(i, parent)}
 
     @staticmethod
     def _near_copy(page: "Page", model: SiteModel, longest: list[int]) -> bool:
-        """A page at a new URL whose longest content blocks the site has all counted already.
-
-        The ``pagekeys.DUPLICATE_BLOCKS`` longest (not just the longest, which may
-        be a long template footer the generic steps kept), ``longest`` their
-        fingerprints (``PageKeys.longest``), must all have been seen.
-        """
+        """A page at a new URL whose ``pagekeys.DUPLICATE_BLOCKS`` longest content blocks
+        (``longest``: more than one, the longest may be a footer) the site has all counted."""
         if model.seen_url(page.url):
             return False
         return bool(longest) and all(fp in model.fingerprints for fp in longest)
@@ -413,13 +326,12 @@ class SiteLearner:
         """Add a page's lesson to models (the site's, and the delta waiting to be stored)."""
         if lesson.duplicate or not models:
             return
-        texts = Lesson.of(lesson.examples) if any(lesson.examples.values()) else None
+        texts = prepare(lesson.examples, models[0].classifier.order) \
+            if any(lesson.examples.values()) else None
         keys = lesson.keys
         samples = {**keys.samples, **_text_samples(keys, models[0])}
         for model in models:
             model.observe(keys.fingerprints, url, keys.structures, keys.containers, samples)
             model.supervised += lesson.supervised
-            # Without its n-gram tables (``SiteModel.ngrams``) a model counts the examples
-            # alone: its delta trains the tables.
             if texts is not None:
-                model.classifier.add_lesson(texts, tables=model.ngrams)
+                model.classifier.add(texts)

@@ -1,27 +1,13 @@
 """The stored form of a site model: a small compressed JSON header and its arrays as raw bytes.
 
-Up to format version 2 a model was stored as zlib-compressed JSON, its n-gram
-tables as base64 inside it. Writing a 10-page site's model (some 45,000
-n-grams) then took 14 ms, three quarters of it compressing base64 of hashed
-keys, which hardly compresses (322 KB out of 720), and the rest building and
-encoding JSON lists of a few thousand fingerprints: in a crawl of 10-page
-sites, a sixth of what site learning cost. Now the texts and small counts go
-in a JSON header (compressed: it is small) and every table is one array of
-fixed-width integers (counts in the narrowest unsigned type that holds them),
-written and read as bytes: a copy, no text, no compression.
-
-Layout: ``MAGIC``, the header's length (4 bytes, little-endian), the header
-(zlib-compressed JSON naming each array's name, dtype and length, in order),
-then the arrays' bytes one after another. Nothing else is accepted: the
-lengths must add up to the blob exactly, the dtypes come from ``DTYPES``,
-and the header inflates to at most ``max_bytes``. Plain data, never pickle.
-``read`` also reads the JSON of versions 1-2 (whose tables were base64,
-``b64``), so stores written by earlier releases load unchanged.
+``MAGIC``, the header's length (4 bytes, little-endian), the zlib-compressed JSON
+header naming each array's name, dtype and length, then the arrays' bytes. The
+lengths must add up to the blob, the dtypes come from ``DTYPES`` and the header
+inflates to at most ``max_bytes`` (a zlib bomb must not exhaust memory). Never pickle.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import zlib
 from typing import Any, Mapping
@@ -30,7 +16,7 @@ import numpy as np
 
 from ..errors import ModelFormatError
 
-#: The first bytes of the stored form; a zlib stream (format versions 1-2) never starts so.
+#: The first bytes of the stored form.
 MAGIC = b"SDM\x03"
 #: The array types a stored model may hold (little-endian integers).
 DTYPES = frozenset({"|u1", "<u2", "<u4", "<u8", "<i8"})
@@ -57,22 +43,6 @@ def pack(header: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> bytes:
                      *(np.ascontiguousarray(a).tobytes() for a in arrays.values())])
 
 
-def read(blob: bytes, max_bytes: int) -> tuple[Any, dict[str, np.ndarray] | None]:
-    """(data, arrays) of a stored model of any format version: versions 1-2 were
-    compressed JSON alone (arrays None), version 3 is ``pack``'s.
-
-    Decompression stops at ``max_bytes`` (a zlib bomb in a shared store must
-    not exhaust memory) and nesting too deep for ``json`` is refused like any
-    other malformed blob: all a ModelFormatError.
-    """
-    if blob[:len(MAGIC)] == MAGIC:
-        return unpack(blob, max_bytes)
-    try:
-        return json.loads(_inflate(blob, max_bytes, "site model").decode("utf-8")), None
-    except (zlib.error, UnicodeDecodeError, ValueError, TypeError, RecursionError) as exc:
-        raise ModelFormatError(f"site model is not valid compressed JSON: {exc!r:.200}") from None
-
-
 def _inflate(data: bytes, max_bytes: int, what: str) -> bytes:
     """``data`` decompressed, refused past ``max_bytes`` (a zlib bomb in a shared store
     must not exhaust memory) or when the stream is incomplete."""
@@ -83,18 +53,6 @@ def _inflate(data: bytes, max_bytes: int, what: str) -> bytes:
     if not inflater.eof:
         raise ModelFormatError(f"{what} is truncated (incomplete zlib stream)")
     return raw
-
-
-def b64(a: np.ndarray) -> str:
-    """An array's bytes as base64, as versions 1-2 kept n-gram tables inside JSON."""
-    return base64.b64encode(np.ascontiguousarray(a).tobytes()).decode("ascii")
-
-
-def unb64(s: str, dtype: str) -> np.ndarray:
-    try:
-        return np.frombuffer(base64.b64decode(s, validate=True), dtype=dtype).copy()
-    except (ValueError, TypeError) as exc:
-        raise ModelFormatError(f"bad array data: {exc}") from None
 
 
 def unpack(blob: bytes, max_bytes: int) -> tuple[dict[str, Any], dict[str, np.ndarray]]:

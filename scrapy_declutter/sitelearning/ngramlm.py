@@ -1,47 +1,25 @@
 """Character n-gram process language models: the two halves of the keep/discard classifier.
 
-Seed 000 classified text chunks with LingPipe's ``DynamicLMClassifier``
-(``ngram``) over ``NGramProcessLM``: one character language model per
-category, with Witten–Bell interpolation of every context length down to a
-uniform distribution over the alphabet. This module is that language model,
-vectorised with NumPy:
+LingPipe's ``NGramProcessLM`` (seed 000): Witten–Bell interpolation of every
+context length down to a uniform base over the alphabet. An n-gram is one 64-bit
+key, ``hash32(context) << 32 | char`` (FNV-1a rolled over the text in NumPy), in a
+sorted table with its count, so a context's total ``C(h)`` and its distinct
+extensions ``E(h)`` are derived from the n-grams and every distribution sums to
+one, pruning (the rarest past ``max_entries``) and merging included::
 
-* An n-gram is stored as one 64-bit key, ``hash32(context) << 32 | char``,
-  so the entries that extend one context are contiguous once the keys are
-  sorted, and a context's total count and its number of distinct extensions
-  (the two Witten–Bell needs) are derived from the stored n-grams instead of
-  being stored apart. Derived totals keep every conditional distribution
-  summing to exactly 1, pruning and merging included.
-* Context hashes are rolled over the text in NumPy (one pass per order), and
-  look-ups are two ``searchsorted`` calls, so scoring a 1,000-character block
-  costs a few hundred microseconds.
-* Size is bounded: past ``max_entries`` the rarest n-grams are pruned (as
-  LingPipe's ``prune``), lowest counts first, which keeps the short contexts.
-* A model is plain data (``to_data``/``from_data``: dicts of ints and base64
-  arrays, versioned; a stored site model keeps the tables as raw arrays,
-  ``header`` and ``table``, see ``modelbytes``), never pickle.
-
-Witten–Bell, as LingPipe computes it, for a context ``h`` of length k with
-extension count ``C(h) = Σ_c C(hc)`` and ``E(h)`` distinct extensions::
-
-    λ(h)     = C(h) / (C(h) + L · E(h))            (L = lambda_factor, default n)
-    P(c | h) = λ(h) · C(hc) / C(h) + (1 − λ(h)) · P(c | h[1:])
-    P(c | ε-base) = 1 / alphabet_size
-
-A context that never occurred leaves the estimate of its suffix unchanged.
+    P(c | h) = (C(hc) + L·E(h)·P(c | h[1:])) / (C(h) + L·E(h)),   P(c | ε-base) = 1 / alphabet
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
 from ..errors import ModelFormatError
-from .counts import Table, counted, merged, pruned
-from .lmindex import Scorer
-from .modelbytes import b64, unb64
-from .ngramkeys import codepoints, ngram_keys, valid_mask
+
+#: A sorted table of unique n-gram keys and their counts (int64).
+Table = tuple[np.ndarray, np.ndarray]
 
 #: The seed's n (LingPipe ``NGRAM_SIZE = 6``).
 DEFAULT_ORDER = 6
@@ -51,9 +29,117 @@ ALPHABET_SIZE = 65535
 MAX_ENTRIES = 32768
 #: Pruning keeps this share of ``max_entries``, so it does not run on every update.
 PRUNE_TO = 0.75
-#: Pending n-gram batches are folded into the sorted arrays once they hold this many keys
-#: (a multiple of ``max_entries``), which bounds the memory they take between folds.
+#: Pending batches are folded into the table once they hold this many times ``max_entries``
+#: occurrences, which bounds their memory.
 FOLD_AT = 1.0
+#: Only the first characters of a block are modelled: enough to classify, and it bounds cost.
+MAX_CHARS = 2000
+
+SHIFT = np.uint64(32)
+_SEED = np.uint64(0xCBF29CE484222325)  # FNV-1a offset basis
+_PRIME = np.uint64(0x100000001B3)  # FNV-1a prime
+_LOW32 = np.uint64(0xFFFFFFFF)
+
+
+def codepoints(text: str, max_chars: int = MAX_CHARS) -> np.ndarray:
+    """The text's characters as uint64 code points (at most ``max_chars``)."""
+    raw = text[:max_chars].encode("utf-32-le", "surrogatepass")
+    return np.frombuffer(raw, dtype="<u4").astype(np.uint64)
+
+
+def ngram_keys(chars: np.ndarray, order: int) -> np.ndarray:
+    """``(order, len)`` keys: row k, column i is character i after its k preceding characters
+    (columns ``i < k`` have no such context: ``valid_mask``)."""
+    m = len(chars)
+    keys = np.empty((order, m), dtype=np.uint64)
+    ctx = np.full(m, _SEED, dtype=np.uint64)
+    for k in range(order):
+        keys[k] = (((ctx >> SHIFT) ^ (ctx & _LOW32)) << SHIFT) | chars
+        if k + 1 < order and m > 1:
+            nxt = np.full(m, _SEED, dtype=np.uint64)
+            nxt[1:] = (ctx[:-1] ^ chars[:-1]) * _PRIME
+            ctx = nxt
+    return keys
+
+
+def valid_mask(order: int, m: int) -> np.ndarray:
+    """``mask[k, i]``: character i has k characters before it (the process LM never pads)."""
+    return np.arange(m)[None, :] >= np.arange(order)[:, None]
+
+
+def texts_counted(texts: Sequence[str], order: int) -> Table:
+    """The n-grams of the texts counted, each text its own sequence (as LingPipe trains)."""
+    lengths = np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts))
+    chars = codepoints("".join(texts), max_chars=int(lengths.sum()))
+    offset = np.arange(len(chars)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return counted(ngram_keys(chars, order)[np.arange(order)[:, None] <= offset[None, :]])
+
+
+def counted(keys: np.ndarray) -> Table:
+    """The distinct keys, sorted, and how often each occurs."""
+    uniq, counts = np.unique(keys, return_counts=True)
+    return uniq, counts.astype(np.int64)
+
+
+def merged(keys: np.ndarray, counts: np.ndarray, new_keys: np.ndarray,
+           new_counts: np.ndarray) -> Table:
+    """Two tables added up, as new arrays."""
+    uniq, where = np.unique(np.concatenate([keys, new_keys]), return_inverse=True)
+    total = np.zeros(len(uniq), dtype=np.int64)
+    np.add.at(total, where, np.concatenate([counts, new_counts]).astype(np.int64))
+    return uniq, total
+
+
+def pruned(keys: np.ndarray, counts: np.ndarray, keep: int) -> Table:
+    """The ``keep`` entries with the highest counts, ties to the lower key, in key order."""
+    if len(keys) <= keep:
+        return keys, counts
+    survive = np.sort(np.lexsort((keys, -counts))[:max(keep, 0)])
+    return keys[survive], counts[survive]
+
+
+class Scorer:
+    """Witten–Bell probabilities of text under LMs of one order, their context totals
+    ``C(h)`` and extension counts ``E(h)`` derived once from the tables."""
+
+    def __init__(self, tables: Sequence[Table], lambdas: Sequence[float], alphabet_size: int,
+                 order: int) -> None:
+        self.order, self.base = order, 1.0 / alphabet_size
+        self.lambdas = np.asarray(lambdas, dtype=np.float64)[:, None, None]
+        self.tables = []
+        for keys, counts in tables:
+            ctx = keys >> SHIFT
+            starts = np.flatnonzero(np.r_[True, ctx[1:] != ctx[:-1]]) if len(keys) else ctx
+            self.tables.append((keys, counts, ctx[starts], np.add.reduceat(counts, starts)
+                                if len(keys) else counts,
+                                np.add.reduceat((counts > 0).astype(np.int64), starts)
+                                if len(keys) else counts))
+
+    def probs(self, text: str) -> np.ndarray:
+        """``(LMs, chars)``: P(each character | what precedes it) under each LM."""
+        chars = codepoints(text)
+        keys, mask = ngram_keys(chars, self.order), valid_mask(self.order, len(chars))
+        contexts = keys >> SHIFT
+        c_hc, c_h, exts = (np.zeros((len(self.tables),) + keys.shape) for _ in range(3))
+        for j, (table_keys, counts, ctx, totals, extensions) in enumerate(self.tables):
+            if len(table_keys):
+                c_hc[j] = _look_up(table_keys, counts, keys)
+                c_h[j] = _look_up(ctx, totals, contexts)
+                exts[j] = _look_up(ctx, extensions, contexts)
+        c_hc[:, ~mask] = c_h[:, ~mask] = exts[:, ~mask] = 0  # no such context: the suffix's
+        weight = self.lambdas * exts
+        weight += c_h == 0
+        den = c_h + weight
+        p = np.full((len(self.tables), len(chars)), self.base)
+        for k in range(self.order):
+            p = (c_hc[:, k] + weight[:, k] * p) / den[:, k]
+        return p
+
+
+def _look_up(keys: np.ndarray, values: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """Each query's value in the sorted ``keys`` (0 when absent), as float64."""
+    at = np.minimum(np.searchsorted(keys, queries), len(keys) - 1)
+    return np.where(keys[at] == queries, values[at], 0).astype(np.float64)
 
 
 class NGramLM:
@@ -69,37 +155,19 @@ class NGramLM:
         self.max_entries = max_entries
         self._keys = np.empty(0, dtype=np.uint64)  # sorted, unique
         self._counts = np.empty(0, dtype=np.int64)
-        #: Counted batches (``counts.counted``) waiting to be folded into the table.
-        self._pending: list[Table] = []
-        self._pending_size = 0  # n-gram occurrences they hold
-        self._compiled: Scorer | None = None
+        self._pending: list[Table] = []  # counted batches waiting to be folded in
+        self._pending_size = 0
 
-    # -- training ---------------------------------------------------------
     def train(self, text: str) -> None:
         """Add every character of ``text`` (up to ``MAX_CHARS``), each in all its contexts."""
-        chars = codepoints(text)
-        if len(chars):
-            keys = ngram_keys(chars, self.order)
-            self.add_keys(keys[valid_mask(self.order, len(chars))])
-
-    def add_keys(self, keys: np.ndarray) -> None:
-        """Add n-gram keys (``ngram_keys`` under ``valid_mask``), one count each."""
-        if len(keys):
-            self.add_counted(*counted(keys))
+        self.add_counted(*texts_counted([text[:MAX_CHARS]], self.order))
 
     def add_counted(self, keys: np.ndarray, counts: np.ndarray) -> None:
-        """Add n-grams already counted (``counts.counted``): one page's lesson goes to two
-        models (the site's and its delta), counted once.
-
-        Batches wait until they hold ``FOLD_AT * max_entries`` occurrences; a
-        fold adds them to the table and prunes it once, so what survives
-        depends on the n-grams trained and on when folds happen, never on
-        how the batches were counted.
-        """
+        """Add counted n-grams; batches wait until ``FOLD_AT * max_entries`` occurrences, and
+        what pruning keeps depends only on the batches and on when folds happen."""
         if len(keys):
             self._pending.append((keys, counts))
             self._pending_size += int(counts.sum())
-            self._compiled = None
             if self._pending_size >= FOLD_AT * self.max_entries:
                 self._fold()
 
@@ -107,9 +175,7 @@ class NGramLM:
         """Add another model's counts to this one (concurrent writers merge this way)."""
         if other.order != self.order:
             raise ValueError(f"cannot merge order {other.order} into order {self.order}")
-        other._fold()
-        self._fold()
-        self._set(*merged(self._keys, self._counts, other._keys, other._counts))
+        self._set(*merged(*self.table(), *other.table()))
 
     def _fold(self) -> None:
         if not self._pending:
@@ -122,85 +188,29 @@ class NGramLM:
 
     def _set(self, keys: np.ndarray, counts: np.ndarray) -> None:
         if len(keys) > self.max_entries:
-            # Highest counts survive; ties go to the lower key, so pruning is deterministic.
             keys, counts = pruned(keys, counts, int(self.max_entries * PRUNE_TO))
         self._keys, self._counts = keys, counts
-        self._compiled = None
-
-    def snapshot(self) -> "NGramLM":
-        """A copy that shares this model's arrays: they are never changed in place
-        (``counts`` returns new tables), so the copy stays as it is while this model
-        goes on learning, and costs a few objects, not the arrays."""
-        copy = NGramLM(order=self.order, alphabet_size=self.alphabet_size,
-                       lambda_factor=self.lambda_factor, max_entries=self.max_entries)
-        copy._keys, copy._counts = self._keys, self._counts
-        copy._pending, copy._pending_size = list(self._pending), self._pending_size
-        return copy
-
-    # -- estimation -------------------------------------------------------
-    def _scorer(self) -> Scorer:
-        self._fold()
-        if self._compiled is None:
-            self._compiled = Scorer([(self._keys, self._counts)], [self.lambda_factor],
-                                    self.alphabet_size)
-        return self._compiled
-
-    def char_probs(self, text: str) -> np.ndarray:
-        """P(c_i | preceding chars) for every character of ``text`` (up to ``MAX_CHARS``)."""
-        chars = codepoints(text)
-        if not len(chars):
-            return np.empty(0)
-        keys = ngram_keys(chars, self.order)
-        return self._scorer().probs(keys, valid_mask(self.order, len(chars)))[0]
-
-    def prob(self, char: str, context: str) -> float:
-        """P(char | context); only the last ``order - 1`` context characters matter."""
-        tail = context[-(self.order - 1):] if self.order > 1 else ""
-        text = tail + char
-        return float(self.char_probs(text)[-1])
-
-    def log2_prob(self, text: str) -> float:
-        """log2 P(text) under the process model (no start or end padding)."""
-        p = self.char_probs(text)
-        return float(np.log2(p).sum()) if len(p) else 0.0
 
     def __len__(self) -> int:
-        self._fold()
-        return len(self._keys)
-
-    @property
-    def nbytes(self) -> int:
-        return self._keys.nbytes + self._counts.nbytes + self._scorer().nbytes
-
-    # -- data -------------------------------------------------------------
-    def header(self) -> dict[str, Any]:
-        """The parameters: ``to_data`` without the table."""
-        return {
-            "order": self.order,
-            "alphabet_size": self.alphabet_size,
-            "lambda_factor": self.lambda_factor,
-            "max_entries": self.max_entries,
-        }
-
-    def to_data(self) -> dict[str, Any]:
-        self._fold()
-        return {**self.header(), "keys": b64(self._keys.astype("<u8")),
-                "counts": b64(self._counts.astype("<u4"))}
+        return len(self.table()[0])
 
     def table(self) -> Table:
         """The n-grams' keys and counts, all folded in (not to be changed in place)."""
         self._fold()
         return self._keys, self._counts
 
+    def header(self) -> dict[str, Any]:
+        """The parameters, as a stored model keeps them beside ``table``."""
+        return {"order": self.order, "alphabet_size": self.alphabet_size,
+                "lambda_factor": self.lambda_factor, "max_entries": self.max_entries}
+
     @classmethod
-    def from_data(cls, data: dict[str, Any], table: Table | None = None) -> "NGramLM":
-        """A model from ``to_data``, or from ``header`` and its ``table`` (a stored form's arrays)."""
+    def from_header(cls, data: dict[str, Any], table: Table) -> "NGramLM":
+        """A model from its ``header`` and ``table``; anything malformed is a ModelFormatError."""
         try:
             lm = cls(order=int(data["order"]), alphabet_size=int(data["alphabet_size"]),
                      lambda_factor=float(data["lambda_factor"]),
                      max_entries=int(data["max_entries"]))
-            if table is None:
-                table = unb64(data["keys"], "<u8"), unb64(data["counts"], "<u4")
             keys, counts = table[0].astype(np.uint64), table[1].astype(np.int64)
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelFormatError(f"bad language model data: {exc!r}") from None

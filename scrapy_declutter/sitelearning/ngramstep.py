@@ -1,11 +1,8 @@
 """Seed 000's second filter, the extractor part ``ngram``: the site's n-gram classifier alone.
 
-Every block still content after the steps before it goes to the classifier of
-the page's site (``step.SITE_MODEL``), and ``discard`` makes it boilerplate,
-with no ambiguity margin and no template. ``density+ngram`` is seed 000's
-pipeline; under ``Declutter`` the site step that ends the chain then applies
-the template and does not vote again, and the classifier is trained from the
-site step's lessons.
+Every block still content goes to its site's classifier (``step.SITE_MODEL``),
+which keeps or discards it; ``density+ngram`` is seed 000's pipeline, and the
+site step that ends it under ``Declutter`` trains the classifier.
 """
 
 from __future__ import annotations

@@ -1,37 +1,23 @@
 """What site learning reads of a page whatever its site's model: computed once per page.
 
-A page's block fingerprints, structural keys, places and content containers
-depend on its blocks and on the generic steps' labels only, never on what
-the site has learned. A page held in its site's warm-up (``warmup``) runs the
-site step twice, once when held (for its lesson alone) and once at release, on
-the same generic labels: computing these keys both times was a third of what
-site learning cost a crawl of 10-page sites.
-So the site step keeps them on the page, in the slot ``PAGE_KEYS``, and the
-second run reads them back.
-
-Where the package was compiled, ``_pagekeys`` runs the loops over the blocks
-(``python_page_keys`` is the reference it is tested against, and what runs
-without it): the same keys, in the same order.
+The keys depend on the blocks and the generic labels only; the site step leaves them
+on the page (``PAGE_KEYS``) for what explains its labels (``lab``'s rules).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib import import_module
-from types import ModuleType
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping
 
 from ..blocks import CONTENT
 from ..page import Slot
-from .model import fingerprints
+from .fingerprints import fingerprint
 from .places import Places, containers, folded_hash, keyed_at
 
 if TYPE_CHECKING:
-    from ..blocks import Block
     from ..page import Page
 
-#: Blocks with this link density or more get no structural key: menus and link lists,
-#: half the blocks of a shop's page, are the generic steps' and the text template's.
+#: Blocks with this link density or more (menus, link lists) get no structural key.
 STRUCTURE_MAX_LINKS = 0.5
 #: A page's container holds this share of its confident content characters.
 CONTAINER_SHARE = 0.8
@@ -52,19 +38,16 @@ class PageKeys:
     places: Places
     #: Fingerprints (``model.fingerprint``) of the blocks, in order.
     fingerprints: list[int]
-    #: Structural keys (``places.structure_key``, 0: none) of the blocks, in order; empty
-    #: when structural keys are off.
+    #: Structural keys (``places.structure_key``, 0: none) of the blocks, in order.
     structures: list[int] = field(default_factory=list)
     #: Structural key -> (text, path) of its block: the example of a key that becomes template.
     samples: dict[int, tuple[str, str]] = field(default_factory=dict)
     #: The places that held the page's confident content (none: too little of it).
     containers: list[str] = field(default_factory=list)
-    #: How sure the generic steps were of each block's label (``SiteLearner.confidence``),
-    #: in order: the rules read it for every block, on both runs of a held page.
+    #: How sure the generic steps were of each block's label (``confidences``), in order.
     confidences: list[float] = field(default_factory=list)
-    #: The blocks the generic steps labelled content, and those they labelled boilerplate,
-    #: with confidence (at least ``confident``), in order: what the page teaches its
-    #: classifier, but for the blocks the site's rules relabel (``SiteLearner.apply``).
+    #: The blocks labelled content, and boilerplate, with confidence (``confident``): what
+    #: the page teaches its classifier, but for those the site's rules relabel.
     sure_content: list[int] = field(default_factory=list)
     sure_boilerplate: list[int] = field(default_factory=list)
     #: Characters of the blocks the generic steps labelled content.
@@ -74,66 +57,42 @@ class PageKeys:
     longest: list[int] = field(default_factory=list)
 
 
-#: The page's keys, put there by the site step the first time it labels the page.
+#: The page's keys, put there by the site step.
 PAGE_KEYS: Slot[PageKeys] = Slot("site learning keys")
 
 
-try:  # by name, as ``model`` loads ``_fingerprint``: the import graph sees only .py modules
-    _compiled: ModuleType | None = import_module(f"{__package__}._pagekeys")
-except ImportError:  # built without a compiler: the loops below
-    _compiled = None
-
-
-def confidences(blocks: Sequence["Block"], cuts: Mapping[str, float]) -> list[float]:
-    """How sure the generic steps were of each block's label: how far its score is past its
-    step's cut (``cuts[step]``, else ``DEFAULT_CUT``: a probability-like score), on the side
-    of its label."""
-    return [b.score - cuts.get(b.step or "", DEFAULT_CUT) if b.label == CONTENT
-            else cuts.get(b.step or "", DEFAULT_CUT) - b.score for b in blocks]
-
-
-def page_keys(page: "Page", *, structural: bool, cuts: dict[str, float],
-              confident: float) -> PageKeys:
-    """The page's keys; ``cuts``: the steps' cuts (``confidences``), ``confident`` the least
-    confidence that makes a label sure (``python_page_keys``, in C where compiled)."""
-    if _compiled is None:
-        return python_page_keys(page, structural=structural, cuts=cuts, confident=confident)
-    places = Places(page.blocks)
-    return PageKeys(places, *_compiled.page_key_lists(page.blocks, cuts, confident, structural,
-                                                      places._memo))
-
-
-def python_page_keys(page: "Page", *, structural: bool, cuts: dict[str, float],
-                     confident: float) -> PageKeys:
-    """``page_keys`` in Python: the reference of ``_pagekeys.page_key_lists``.
-
-    A block gets a structural key when it is a line of words (a byline, a
-    banner), not a menu (the generic steps see those), and its text names
-    someone (``places.folded_hash``).
-    """
+def page_keys(page: "Page", *, cuts: Mapping[str, float], confident: float) -> PageKeys:
+    """The page's keys, in one pass over its blocks; ``cuts``: the steps' cuts (else
+    ``DEFAULT_CUT``), ``confident`` the least confidence (how far a block's score is past its
+    step's cut, on its label's side) that makes a label sure. A line of words that names
+    someone, not a link list, gets a structural key (``places.folded_hash``)."""
     blocks = page.blocks
-    places = Places(blocks)
-    how_sure = confidences(blocks, cuts)
-    keys = PageKeys(places, fingerprints([b.text for b in blocks]), confidences=how_sure)
-    if structural:
-        keys.structures = [0] * len(blocks)
-        for i, b in enumerate(blocks):
-            if b.link_density < STRUCTURE_MAX_LINKS and b.words >= 3:
-                folded = folded_hash(b.text)
-                if folded:
-                    path = places.path(i)
-                    key = keys.structures[i] = keyed_at(path, folded)
-                    keys.samples[key] = (b.text, path)
-    keys.containers = containers(places, [
-        b.text_chars if c >= confident and b.is_content else 0
-        for b, c in zip(blocks, how_sure)],
-        share=CONTAINER_SHARE, min_total=CONTAINER_MIN_CHARS)
-    keys.sure_content = [i for i, c in enumerate(how_sure)
-                         if c >= confident and blocks[i].is_content]
-    keys.sure_boilerplate = [i for i, c in enumerate(how_sure)
-                             if c >= confident and not blocks[i].is_content]
-    keys.content_chars = sum(b.text_chars for b in blocks if b.is_content)
-    longest = sorted(((b.text_chars, fp) for b, fp in zip(blocks, keys.fingerprints)
-                      if b.is_content and b.text_chars >= DUPLICATE_MIN_CHARS), reverse=True)
-    keys.longest = [fp for _, fp in longest[:DUPLICATE_BLOCKS]]
+    n = len(blocks)
+    keys = PageKeys(Places(blocks), [0] * n, [0] * n, confidences=[0.0] * n)
+    fps, structures, how_sure = keys.fingerprints, keys.structures, keys.confidences
+    weights, longest = [0] * n, []
+    for i, b in enumerate(blocks):
+        fp = fps[i] = fingerprint(b.text)
+        cut = cuts.get(b.step or "", DEFAULT_CUT)
+        if b.label == CONTENT:
+            sure = how_sure[i] = b.score - cut
+            keys.content_chars += b.text_chars
+            if sure >= confident:
+                weights[i] = b.text_chars
+                keys.sure_content.append(i)
+            if b.text_chars >= DUPLICATE_MIN_CHARS:
+                longest.append((b.text_chars, fp))
+        else:
+            sure = how_sure[i] = cut - b.score
+            if sure >= confident:
+                keys.sure_boilerplate.append(i)
+        if b.link_density < STRUCTURE_MAX_LINKS and b.words >= 3:
+            folded = folded_hash(b.text)
+            if folded:
+                path = keys.places.path(i)
+                key = structures[i] = keyed_at(path, folded)
+                keys.samples[key] = (b.text, path)
+    keys.containers = containers(keys.places, weights, share=CONTAINER_SHARE,
+                                 min_total=CONTAINER_MIN_CHARS)
+    keys.longest = [fp for _, fp in sorted(longest, reverse=True)[:DUPLICATE_BLOCKS]]
     return keys

@@ -1,38 +1,18 @@
-"""A block's place in its page, as site learning compares it across pages.
+"""A block's place in its page: the tag/id/class path from the root to its element.
 
-A place is the tag/id/class path from the root to an element, without
-positions (``div[3]`` shifts when a page has one more teaser; names do not)
-and normalised as fingerprints are (lower case, digit runs, URLs and month
-names folded: ``div#post-1234`` on one page is ``div#post-0`` on all).
-Two rules read places:
-
-* the structural template (``structure_key``): a block at the same place on
-  most of a site's pages, whose text is the same there once dates, numbers,
-  URLs and names are folded ("Posted on 3 May by Jane Roe", an archive's
-  capture banner, a comment counter), is chrome;
-* the content container (``containers``): the places whose subtree holds
-  the text the generic steps were sure of; the site's is the deepest such
-  place on most of its pages (a page's deepest is often its own
-  ``section#classes``, one level below the site's ``div.body``).
-
-Ancestors are shared between the blocks under one element (``segment``
-builds each lineage once), so a page's paths are built once per element, by
-identity, and only for the blocks a rule asks about: a block whose text
-names nobody has no structural key (its fingerprint already says all a
-structural key would), and sides of a container are asked only on sites that
-have one.
+Paths have no positions (``div[3]`` shifts with one more teaser) and are
+normalised as fingerprints are. The structural template (``structure_key``) is a
+place and its text with names folded; the content container (``containers``) the
+deepest named place holding most of the text the generic steps were sure of.
 """
 
 from __future__ import annotations
 
 import re
-from importlib import import_module
-from types import ModuleType
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ..blocks import Ancestor
-from .memo import Memo
-from .model import FINGERPRINT_CACHE, HASH_MASK, fingerprint, hash_text, normalise
+from .fingerprints import HASH_MASK, fingerprint, hash_text, normalise, remembered
 
 if TYPE_CHECKING:
     from ..blocks import Block
@@ -58,14 +38,10 @@ def describe(a: Ancestor) -> str:
     """``tag#id.class.class`` of one element, normalised (``div#post-0.entry``)."""
     if not a.id and not a.classes:  # most blocks' own element (p, li, td): no lookup
         return a.tag
-    return _NAMED(a)
+    return _named(a)
 
 
-def _named(a: Ancestor) -> str:
-    return normalise(a.selector)
-
-
-_NAMED: Memo[Ancestor, str] = Memo(_named, 4096)
+_named = remembered(lambda a: normalise(a.selector), 4096)
 
 
 class Places:
@@ -82,13 +58,8 @@ class Places:
         return self._path(self.blocks[index].ancestors)
 
     def _path(self, ancestors: tuple[Ancestor, ...]) -> str:
-        """The path of the element ``ancestors`` ends with; memoised only for whole lineages.
-
-        A memoised element has every element above it memoised too, so a walk
-        up stops at the nearest known one. A lineage cut at the root side is
-        ``CUT`` and its last element, never memoised (its elements' paths
-        would start at a different depth for each block below them).
-        """
+        """The path of the element ``ancestors`` ends with, memoised by element (a walk up
+        stops at the nearest known one); a lineage cut at the root is never memoised."""
         memo = self._memo
         if not ancestors:
             return ""
@@ -97,27 +68,14 @@ class Places:
             return path
         if ancestors[0].tag != "html":
             return f"{CUT}/{describe(ancestors[-1])}"
-        if len(ancestors) > 1:  # the usual case: the parent's path is known
-            parent = memo.get(id(ancestors[-2]))
-            if parent is not None:
-                path = memo[id(ancestors[-1])] = f"{parent}/{describe(ancestors[-1])}"
-                return path
-        i = len(ancestors) - 1
-        while i > 0 and id(ancestors[i - 1]) not in memo:
-            i -= 1
-        path = memo[id(ancestors[i - 1])] if i > 0 else ""
-        for a in ancestors[i:]:
-            path = f"{path}/{describe(a)}"
-            memo[id(a)] = path
+        path = memo.get(id(ancestors[-2]), "") if len(ancestors) > 1 else ""
+        if path:  # the usual case: the parent's path is known
+            path = memo[id(ancestors[-1])] = f"{path}/{describe(ancestors[-1])}"
+            return path
+        for a in ancestors:
+            known = memo.get(id(a))
+            path = memo[id(a)] = known if known is not None else f"{path}/{describe(a)}"
         return path
-
-    def lineage(self, index: int) -> list[str]:
-        """Paths of block ``index``'s elements, root first (its own last); none if cut."""
-        ancestors = self.blocks[index].ancestors
-        if not ancestors or ancestors[0].tag != "html":
-            return []
-        self.path(index)
-        return [self._memo[id(a)] for a in ancestors]
 
     def inside(self, index: int, container: str) -> bool | None:
         """Whether block ``index`` is in (or is) an element at ``container``; None: cannot tell."""
@@ -127,88 +85,71 @@ class Places:
         return path == container or path.startswith(container + "/")
 
 
-def python_names_someone(text: str) -> bool:
-    """Whether ``_NAMES`` finds a name in the text: the reference of ``_fingerprint.names_someone``,
-    and what runs without it. A text all lower case after its first letter has no capital
-    to start a name, and most texts stop at that test, in C, before the expression."""
-    return not text[1:].islower() and _NAMES.search(text) is not None
+def folded_hash(text: str) -> int:
+    """Hash of the text with names folded too; 0 when it names nobody or is too long: its
+    fingerprint then says all a structural key (the text at one place) could."""
+    if len(text) > STRUCTURE_MAX_CHARS or text[1:].islower() or not _names_someone(text):
+        return 0
+    return _folded(text)
 
 
-try:  # by name, as ``model`` loads it: the import graph sees only .py modules
-    _compiled: ModuleType | None = import_module(f"{__package__}._fingerprint")
-except ImportError:  # built without a compiler: the regular expression
-    _compiled = None
-#: ``names_someone(text)``: ``python_names_someone``, in one pass where the package was compiled.
-names_someone: Callable[[str], bool] = (_compiled.names_someone if _compiled
-                                        else python_names_someone)
+def names_someone(text: str) -> bool:
+    """Whether ``_NAMES`` finds a name (the reference of ``_fingerprints.names_someone``)."""
+    return _NAMES.search(text) is not None
 
 
-def python_fold_names(text: str) -> str:
-    """The text with the names ``_NAMES`` finds folded to ``<name>``: the reference of
-    ``_fingerprint.fold_names``, and what runs without it."""
+def fold_names(text: str) -> str:
+    """The text with each name ``<name>`` (the reference of ``_fingerprints.fold_names``)."""
     return _NAMES.sub(r"\1<name>", text)
 
 
-#: ``fold_names(text)``: ``python_fold_names``, in one scan where the package was compiled.
-fold_names: Callable[[str], str] = _compiled.fold_names if _compiled else python_fold_names
+try:
+    from ._fingerprints import fold_names as _fold_names, names_someone as _names_someone
+except ImportError:  # installed without a compiler
+    _fold_names, _names_someone = fold_names, names_someone
 
-
-def folded_hash(text: str) -> int:
-    """Hash of the text with names folded too; 0 when it names nobody or is too long.
-
-    Such a text has a fingerprint that says the same, and a structural key
-    (the fingerprint at one place) could only be stricter than it. Whether a
-    text names someone is a scan of it (``names_someone``), cheaper than the
-    memo's look-up, which hashes the text: only the texts that do are memoised.
-    """
-    if len(text) > STRUCTURE_MAX_CHARS or not names_someone(text):
-        return 0
-    return _FOLDED(text)
-
-
-def _folded(text: str) -> int:
-    return fingerprint(fold_names(text))
-
-
-_FOLDED: Memo[str, int] = Memo(_folded, FINGERPRINT_CACHE)
+_folded = remembered(lambda text: fingerprint(_fold_names(text)))
 
 
 def structure_key(path: str, text: str) -> int:
-    """The structural key of a block at ``path``: its place and its text, names folded too.
-
-    0 (none) for a text ``folded_hash`` gives none. The path keeps a folded
-    "<name>" from matching prose elsewhere in the page.
-    """
+    """The structural key of a block at ``path``: its place and its text, names folded too
+    (0: none, as ``folded_hash``)."""
     folded = folded_hash(text)
     return keyed_at(path, folded) if folded else 0
 
 
 def keyed_at(path: str, folded: int) -> int:
     """``structure_key`` of a text whose ``folded_hash`` is ``folded`` (not 0)."""
-    return ((_PATH_HASHES(path) * _MIX) ^ folded) & HASH_MASK or 1
+    return ((_path_hash(path) * _MIX) ^ folded) & HASH_MASK or 1
 
 
-_PATH_HASHES: Memo[str, int] = Memo(hash_text, FINGERPRINT_CACHE)
+_path_hash = remembered(hash_text)
 
 
 def containers(places: Places, weights: Sequence[int], *, share: float,
                min_total: int = 1) -> list[str]:
-    """The places whose subtree holds ``share`` of the ``weights`` (characters per block).
-
-    Blocks of weight 0 do not count. A place must name itself (an id, a
-    class, or ``CONTAINER_TAGS``), and a block whose path was cut counts
-    against every place. None when the weights sum to under ``min_total``.
-    """
+    """The places that name themselves (an id, a class, ``CONTAINER_TAGS``) whose subtree
+    holds ``share`` of the ``weights``; none when they sum to under ``min_total``. Weights are
+    summed per element first: its blocks share it, so each path is looked up once."""
     total = sum(weights)
     if total < max(min_total, 1):
         return []
-    held: dict[str, int] = {}
+    per_element: dict[int, list] = {}  # id(Ancestor) -> [weight, its lineage]
     for i, w in enumerate(weights):
-        if w:
-            for path in places.lineage(i)[:-1]:  # the block's own element is not a container
-                held[path] = held.get(path, 0) + w
+        ancestors = places.blocks[i].ancestors
+        if w and ancestors and ancestors[0].tag == "html":  # a cut lineage has no places
+            for depth in range(len(ancestors) - 1):  # the block's own element is not one
+                held = per_element.get(id(ancestors[depth]))
+                if held is None:
+                    per_element[id(ancestors[depth])] = [w, ancestors[:depth + 1]]
+                else:
+                    held[0] += w
+    by_path: dict[str, int] = {}
+    for w, lineage in per_element.values():
+        path = places._path(lineage)
+        by_path[path] = by_path.get(path, 0) + w
     out = []
-    for path, chars in held.items():
+    for path, chars in by_path.items():
         last = path.rsplit("/", 1)[-1]
         if chars >= share * total and ("#" in last or "." in last or last in CONTAINER_TAGS):
             out.append(path)

@@ -1,15 +1,8 @@
 """The site step: what a site taught, applied to one of its pages (the last step of a chain).
 
-``Declutter`` puts the site's model on the page (the slot ``SITE_MODEL``)
-and ends its chain with a ``SiteStep``: the user's labels, the site's
-template and the per-site n-gram classifier relabel the blocks the generic
-steps labelled (the rules, in order of trust, are ``learner``'s), and what
-the page decided and teaches goes to the slot ``SITE_LESSON``, which
-``Declutter`` learns once the chain has run. What the rules read of the page
-whatever the model (``pagekeys``) is kept in the slot ``PAGE_KEYS``, so a page
-labelled again (at the end of its site's warm-up) does not compute it again.
-A page without a model (``extract()``, a store that is down) passes through
-unchanged. Seed 000's n-gram filter is a step of its own (``ngramstep``).
+``Declutter`` puts the site's model in the page's ``SITE_MODEL``; the step
+relabels the blocks by ``learner``'s rules and puts the page's lesson in
+``SITE_LESSON``. A page without a model passes through unchanged.
 """
 
 from __future__ import annotations
@@ -34,12 +27,8 @@ SITE_LESSON: Slot[PageLesson] = Slot("site lesson")
 
 
 class SiteStep(Step):
-    """Label a page's blocks with its site's model (the page's ``SITE_MODEL``).
-
-    ``learner`` holds the rules and their parameters; ``content_selector``
-    (CSS or XPath) or ``markers`` (the seed's ``<!-- content -->`` comments)
-    give the user's labels on the pages they match.
-    """
+    """Label a page's blocks with its site's model (``SITE_MODEL``); ``content_selector`` (CSS
+    or XPath) or ``markers`` (``<!-- content -->`` comments) give the user's labels."""
 
     name = "site"
 
@@ -51,32 +40,11 @@ class SiteStep(Step):
 
     def process(self, page: "Page") -> None:
         model = page.get(SITE_MODEL)
-        if model is not None and page.blocks:
-            self._apply(page, model, relabel=True)
-
-    def lesson(self, page: "Page") -> PageLesson | None:
-        """What the page teaches its site (also put in its ``SITE_LESSON``), its labels left
-        as the steps before gave them: a page held in its site's warm-up is labelled at
-        release, by ``process``, so labelling it when held too was work thrown away. None
-        when ``process`` would leave no lesson."""
-        model = page.get(SITE_MODEL)
         if model is None or not page.blocks:
-            return None
-        return self._apply(page, model, relabel=False)
-
-    def _apply(self, page: "Page", model: SiteModel, *, relabel: bool) -> PageLesson:
-        keys = page.get(PAGE_KEYS)  # there when the page was read before (a warm-up)
-        if keys is None:
-            keys = self.learner.keys(page)
-            page.put(PAGE_KEYS, keys)
-        lesson = self.learner.apply(page, model, self.supervision(page), keys, relabel=relabel)
-        page.put(SITE_LESSON, lesson)
-        return lesson
-
-    @property
-    def reads_tree(self) -> bool:
-        """Whether labelling a page reads its parsed tree (the user's selector or markers)."""
-        return bool(self.content_selector or self.markers)
+            return
+        keys = self.learner.keys(page)
+        page.put(PAGE_KEYS, keys)
+        page.put(SITE_LESSON, self.learner.apply(page, model, self.supervision(page), keys))
 
     def __repr__(self) -> str:
         return f"SiteStep(content_selector={self.content_selector!r}, markers={self.markers!r})"

@@ -1,8 +1,6 @@
 """User-given labels: a content selector (CSS or XPath) or the seed's comment markers.
 
-Both give, for every block of a page, whether the user calls it content;
-None when the page offers nothing to go by (the selector matches nothing,
-there are no markers), so site learning falls back to what it learned.
+Per block, whether the user calls it content; None when the page offers nothing.
 """
 
 from __future__ import annotations
@@ -47,10 +45,7 @@ def selector_labels(page: "Page", selector: str) -> list[bool] | None:
 
 
 def marker_labels(page: "Page") -> list[bool] | None:
-    """Per block: its element lies between ``<!-- content -->`` and ``<!-- /content -->``.
-
-    None when the page has no start marker.
-    """
+    """Per block: its element lies between the markers; None without a start marker."""
     inside = False
     seen_marker = False
     tree = page.root.getroottree()

@@ -76,7 +76,7 @@ def bench_site(paths: Sequence[str], pages: int, extractor: str = "default",
         "fingerprints": len(model.fingerprints),
         "ngrams": sum(len(lm) for lm in model.classifier.lms.values()),
         "stored_bytes": len(model.to_bytes()),
-        "classifier_memory_bytes": model.classifier.nbytes,
+        "classifier_memory_bytes": model.classifier.estimated_bytes(),
         "fingerprint_memory_bytes": _fingerprint_bytes(model),
         "plain_ms_per_page": 1000 * plain_cpu / pages,
         "site_learning_ms_per_page": 1000 * learn_cpu / pages,
@@ -88,7 +88,6 @@ def bench_site(paths: Sequence[str], pages: int, extractor: str = "default",
 
 #: The rule sets ``bench_rules`` compares: what each adds over the one before.
 RULE_SETS = {
-    "text template": {"structural": False, "use_container": False},
     "defaults": {},
     "defaults + n-gram training": {"train": True},
 }

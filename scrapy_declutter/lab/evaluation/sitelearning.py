@@ -18,13 +18,16 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ...api import extract
 from ...page import Page, decode_html
 from ...sitelearning.declutter import Declutter
 from ..dataset import Sample, iter_by_site
 from ..metric import word_prf
+
+if TYPE_CHECKING:
+    from ...sitelearning.learner import SiteLearner
 
 MODES = ("generic", "first", "recrawl")
 
@@ -42,8 +45,10 @@ class SitePageScore:
 
 
 def run_site_learning(samples: Sequence[Sample], extractor: str = "default", *,
-                      min_pages: int = 3, store: str = "memory:") -> list[SitePageScore]:
-    """Score every page of every site with ``min_pages`` or more pages under the three modes."""
+                      min_pages: int = 3, store: str = "memory:",
+                      learner: "SiteLearner | None" = None) -> list[SitePageScore]:
+    """Score every page of every site with ``min_pages`` or more pages under the three modes
+    (``learner``: the site step's rules, default ``Declutter``'s)."""
     out: list[SitePageScore] = []
     for site, group in iter_by_site(list(samples)):
         if len(group) < min_pages or not site:
@@ -55,7 +60,8 @@ def run_site_learning(samples: Sequence[Sample], extractor: str = "default", *,
             prediction = extract(text, s.url, extractor=extractor).text
             _record(row, "generic", prediction, s, time.process_time() - start)
         # The dataset's grouping, whatever the URLs say.
-        with Declutter(extractor, store=store, site_key=lambda _url: site) as dec:
+        with Declutter(extractor, store=store, site_key=lambda _url: site,
+                       learner=learner) as dec:
             for mode in ("first", "recrawl"):
                 for s, text, row in zip(group, texts, rows):
                     start = time.process_time()
@@ -376,6 +382,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     rules.add_argument("-e", "--extractor", default="default")
     rules.add_argument("--min-pages", type=int, default=3)
     rules.add_argument("--worst", type=int, default=0, help="also list the N pages each rule hurt most")
+    roles = sub.add_parser("ngram-role", help="site learning with the n-gram classifier voting "
+                           "on every site's ambiguous blocks, unsupervised, against the default")
+    roles.add_argument("dataset")
+    roles.add_argument("--min-pages", type=int, default=3)
     make = sub.add_parser("make-dataset", help="WCXB-format folder from pages and a selector")
     make.add_argument("--out", required=True)
     make.add_argument("--domain", required=True)
@@ -415,6 +425,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if e.f1 < e.without[rule]:
                     print(f"  {rule} {e.mode} {e.site} {e.file_id}: {e.f1 - e.without[rule]:+.3f} "
                           f"(page vs generic {e.f1 - e.generic_f1:+.3f})")
+        return 0
+    if args.cmd == "ngram-role":
+        from ...sitelearning.learner import SiteLearner
+        from ..dataset import load_texts
+
+        samples = load_texts(args.dataset)
+        for name, learner in (("default", None),
+                              ("vote everywhere", SiteLearner(vote_needs_supervision=False,
+                                                              train=True))):
+            rows = run_site_learning(samples, min_pages=args.min_pages, learner=learner)
+            print(format_site_table(rows, f"default, n-gram classifier: {name}"))
         return 0
     n = make_selector_dataset([(args.url_prefix + os.path.basename(p), p) for p in args.paths],
                               args.out, domain=args.domain, selector=args.selector,

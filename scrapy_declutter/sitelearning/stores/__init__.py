@@ -1,28 +1,16 @@
 """Stores: where site models live between pages, crawls and processes, chosen by URI.
 
-* ``memory:`` — this process only (tests, one-off scripts);
-* ``sqlite:///path/to/file.db`` — the default for Scrapy projects, a file any
-  number of processes on one machine can share;
-* ``redis://host:port/db`` — crawls spread over processes or machines.
-
-Every store offers the same operations (``base.SiteStore``). ``append`` is the
-only write: it adds deltas (a ``SiteModel`` of the updates one process made
-since its last write) to their sites' logs atomically — a transaction in
-SQLite, RPUSH and WATCH/MULTI in Redis — so concurrent writers never lose
-each other's counts.
-
-A stored model that is corrupt or not ours is logged as an error and treated
-as absent (a fresh model replaces it); one written by a newer release is
-logged and left alone. A store that cannot be reached raises
-``StoreUnavailableError``, which ``Declutter`` turns into a warning and
-site-free extraction until the store is back.
+``memory:`` (this process), ``sqlite:///path/to/file.db`` (processes on one
+machine), ``redis://host:port/db`` (processes on several). Writes are atomic
+appends, so concurrent writers never lose each other's counts; an unreachable
+store raises ``StoreUnavailableError`` and ``Declutter`` goes on without it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ...errors import StoreError, StoreUnavailableError
+from ...errors import StoreError
 from .base import SiteStore
 
 #: URI schemes of a Redis server: a store shared by processes on several machines.
@@ -73,7 +61,3 @@ def project_store_path() -> Path:
 
     return Path(data_path(PROJECT_STORE_FILE)).resolve()
 
-
-#: The errors stay importable from here, where callers found them before ``errors``.
-__all__ = ["PROJECT_STORE_FILE", "REDIS_SCHEMES", "SiteStore", "StoreError", "StoreUnavailableError",
-           "open_store", "project_store_path", "scheme"]

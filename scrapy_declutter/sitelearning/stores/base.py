@@ -1,17 +1,8 @@
 """The interface every store implements, and the decoding all of them share.
 
-Backends (``memory``, ``sqlite``, ``redis``) subclass ``SiteStore`` from
-here; the package ``__init__`` only chooses one by URI, so no backend imports
-the module that imports it.
-
-A store holds, per site, a model and a log of increments (deltas) not yet
-folded into it. ``append`` adds deltas to the logs: it never reads or
-re-serialises a whole model, so a write costs the size of what one process
-learned since its last write, not the size of the site's model. A site whose
-log reaches ``COMPACT_AFTER`` deltas is compacted in the same write (model
-and log merged into a new model, the log emptied), so reading a site merges
-at most that many deltas and the whole-model rewrite is paid once per
-``COMPACT_AFTER`` writes. ``load`` returns the model with its log merged in.
+Per site, a model and a log of deltas: ``append`` adds to the log without reading
+a model (a write costs what was learned), and a log of ``COMPACT_AFTER`` deltas
+is folded into its model in the same write.
 """
 
 from __future__ import annotations
@@ -36,22 +27,14 @@ class SiteStore(ABC):
     uri: str = ""
 
     @abstractmethod
-    def _get(self, site: str) -> bytes | None:
-        """The stored bytes of a site's model (without its log), or None."""
-
-    @abstractmethod
     def _read(self, site: str) -> tuple[bytes | None, list[bytes]]:
         """A site's stored model bytes and its log of delta bytes, oldest first, read together."""
 
     @abstractmethod
     def append(self, deltas: Sequence[SiteModel], fold: Collection[str] = ()) -> None:
-        """Add deltas (each names its site) to their sites' logs in one atomic write.
-
-        Sites in ``fold`` that have a stored model, and sites whose log reaches
-        ``COMPACT_AFTER``, are compacted in the same write: ``Declutter`` folds
-        a site it found no usable model for, so a corrupt stored model is
-        replaced at once (a site with no model at all has nothing to replace).
-        """
+        """Add deltas (each names its site) to their sites' logs in one atomic write; sites in
+        ``fold`` that have a stored model (a corrupt one is replaced at once) and sites whose
+        log reaches ``COMPACT_AFTER`` are compacted in the same write."""
 
     @abstractmethod
     def sites(self) -> list[str]:
@@ -64,24 +47,19 @@ class SiteStore(ABC):
     def close(self) -> None:
         """Release connections; the store is unusable afterwards."""
 
-    def load(self, site: str, *, ngrams: bool = True) -> SiteModel | None:
-        """The stored model of ``site``; None when absent, corrupt (logged) or too new (logged).
-
-        ``ngrams=False``: without the classifier's n-gram tables (``SiteModel.ngrams``),
-        for a reader that never scores text with them: decoding and merging the tables
-        of the model and its log was most of what a load cost.
-        """
+    def load(self, site: str) -> SiteModel | None:
+        """The stored model of ``site``; None when absent, corrupt (logged) or too new (logged)."""
         blob, log = self._read(site)
-        return self.combine(site, blob, log, ngrams=ngrams)[0]
+        return self.combine(site, blob, log)[0]
 
-    def combine(self, site: str, blob: bytes | None, log: Iterable[bytes], *,
-                ngrams: bool = True) -> tuple[SiteModel | None, bool]:
+    def combine(self, site: str, blob: bytes | None,
+                log: Iterable[bytes]) -> tuple[SiteModel | None, bool]:
         """(stored model with its log merged in or None, whether the model bytes may be
         overwritten). A corrupt or too new delta is logged and skipped."""
-        model, writable = self.decode(site, blob, ngrams=ngrams)
+        model, writable = self.decode(site, blob)
         for raw in log:
             try:
-                delta = SiteModel.from_bytes(raw, ngrams=ngrams)
+                delta = SiteModel.from_bytes(raw)
             except (ModelFormatError, ModelVersionError) as exc:
                 logger.error("an increment of the site model for %r in %s is unreadable and "
                              "skipped: %s", site, self.uri, exc)
@@ -89,13 +67,12 @@ class SiteStore(ABC):
             model = delta if model is None else model.merge(delta)
         return model, writable
 
-    def decode(self, site: str, blob: bytes | None, *,
-               ngrams: bool = True) -> tuple[SiteModel | None, bool]:
+    def decode(self, site: str, blob: bytes | None) -> tuple[SiteModel | None, bool]:
         """(model or None, whether the stored bytes may be overwritten)."""
         if blob is None:
             return None, True
         try:
-            return SiteModel.from_bytes(blob, ngrams=ngrams), True
+            return SiteModel.from_bytes(blob), True
         except ModelVersionError as exc:
             logger.error("site model for %r in %s left untouched: %s", site, self.uri, exc)
             return None, False

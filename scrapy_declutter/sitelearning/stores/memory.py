@@ -18,16 +18,9 @@ class MemoryStore(SiteStore):
         self._logs: dict[str, list[bytes]] = {}
         self._lock = threading.Lock()
 
-    def _get(self, site: str) -> bytes | None:
-        return self._data.get(site)
-
     def _read(self, site: str) -> tuple[bytes | None, list[bytes]]:
         with self._lock:
             return self._data.get(site), list(self._logs.get(site, ()))
-
-    def put_raw(self, site: str, blob: bytes) -> None:
-        """Store bytes as they are (tests use it to plant corrupt or foreign models)."""
-        self._data[site] = blob
 
     def append(self, deltas: Sequence[SiteModel], fold: Collection[str] = ()) -> None:
         with self._lock:

@@ -1,15 +1,9 @@
 """The Redis store: site models shared by crawls on several processes or machines.
 
-Each model is one key, ``<prefix><site>``, its log of increments (see
-``base``) a list, ``<prefix without its colon>-deltas:<site>``. ``append``
-pushes deltas to the lists in one pipeline (RPUSH is atomic: concurrent
-writers never lose each other's deltas). Compaction is optimistic: WATCH the
-model and the list, read both, write the merged model and trim what was read
-in MULTI/EXEC, and start again if another writer got there first, so nothing
-is lost. Needs the ``redis`` extra
-(``pip install scrapy-declutter[redis]``). Connection failures raise
-``StoreUnavailableError``; the client reconnects by itself once the server
-is back.
+A model is the key ``<prefix><site>``, its log the list ``<prefix>-deltas:<site>``
+(RPUSH is atomic). Compaction is optimistic (WATCH, read, MULTI/EXEC, retry), so
+nothing is lost. Needs the ``redis`` extra; connection failures raise
+``StoreUnavailableError`` and the client reconnects by itself.
 """
 
 from __future__ import annotations
@@ -56,26 +50,17 @@ class RedisStore(SiteStore):
         self.client = redis.Redis.from_url(uri, socket_timeout=timeout,
                                            socket_connect_timeout=timeout)
 
-    def _key(self, site: str) -> str:
-        return self.prefix + site
-
     def _call(self, fn, *args):
         try:
             return fn(*args)
         except (self._redis.ConnectionError, self._redis.TimeoutError) as exc:
             raise StoreUnavailableError(f"{self.uri}: {exc}") from exc
 
-    def _log_key(self, site: str) -> str:
-        return self.log_prefix + site
-
-    def _get(self, site: str) -> bytes | None:
-        return self._call(self.client.get, self._key(site))
-
     def _read(self, site: str) -> tuple[bytes | None, list[bytes]]:
         def read() -> tuple[bytes | None, list[bytes]]:
             with self.client.pipeline() as pipe:  # MULTI/EXEC: model and log of one moment
-                pipe.get(self._key(site))
-                pipe.lrange(self._log_key(site), 0, -1)
+                pipe.get(self.prefix + site)
+                pipe.lrange(self.log_prefix + site, 0, -1)
                 blob, log = pipe.execute()
             return blob, log
 
@@ -88,17 +73,17 @@ class RedisStore(SiteStore):
     def _append(self, deltas: Sequence[SiteModel], fold: Collection[str]) -> None:
         with self.client.pipeline() as pipe:
             for delta in deltas:
-                pipe.rpush(self._log_key(delta.site), delta.to_bytes())
+                pipe.rpush(self.log_prefix + delta.site, delta.to_bytes())
             lengths = pipe.execute()
         longest: dict[str, int] = {}
         for delta, n in zip(deltas, lengths):
             longest[delta.site] = max(longest.get(delta.site, 0), n)
         for site, n in longest.items():
-            if n >= COMPACT_AFTER or (site in fold and self.client.exists(self._key(site))):
+            if n >= COMPACT_AFTER or (site in fold and self.client.exists(self.prefix + site)):
                 self._compact(site)
 
     def _compact(self, site: str) -> None:
-        key, log_key = self._key(site), self._log_key(site)
+        key, log_key = self.prefix + site, self.log_prefix + site
         with self.client.pipeline() as pipe:
             for _ in range(MAX_RETRIES):
                 try:
@@ -125,7 +110,7 @@ class RedisStore(SiteStore):
         return sorted(self._call(lambda: scan(self.prefix) | scan(self.log_prefix)))
 
     def forget(self, site: str) -> bool:
-        return bool(self._call(self.client.delete, self._key(site), self._log_key(site)))
+        return bool(self._call(self.client.delete, self.prefix + site, self.log_prefix + site))
 
     def close(self) -> None:
         self.client.close()

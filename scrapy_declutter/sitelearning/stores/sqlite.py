@@ -1,14 +1,9 @@
 """The SQLite store: one file, shared safely by any number of processes on a machine.
 
-Models live in ``site_models``, the logs of increments in ``site_deltas``
-(see ``base``). ``append`` runs in a ``BEGIN IMMEDIATE``
-transaction, which SQLite serialises across processes: two crawlers writing
-the same site both land, and a compaction deletes only the deltas it read.
-The database runs in WAL mode with ``synchronous=NORMAL``: a commit does not
-wait for the disk (a power cut can lose the last writes, never corrupt the
-file), since a crawl writes often and re-learns what it loses. A file that
-is not an SQLite database is moved aside to ``<file>.corrupt`` (logged as an error) and a fresh one is started, so the
-crawl goes on and the broken file stays for inspection.
+``append`` runs in a ``BEGIN IMMEDIATE`` transaction, which SQLite serialises
+across processes. WAL with ``synchronous=NORMAL``: a power cut may lose the last
+writes, never the file. A file that is not an SQLite database is moved aside to
+``<file>.corrupt-<time>`` (logged) and a fresh one started.
 """
 
 from __future__ import annotations
@@ -83,13 +78,8 @@ class SQLiteStore(SiteStore):
         return conn
 
     def _set_up(self, conn: sqlite3.Connection) -> None:
-        """Switch to WAL and create the tables, retrying while another process does the same.
-
-        Turning a fresh file to WAL takes an exclusive lock, and SQLite answers
-        "database is locked" at once, without its busy handler, when a second
-        process opens the file in that moment (two crawls started together):
-        so the set-up is retried until the busy timeout, like any other write.
-        """
+        """Switch to WAL and create the tables, retried until the busy timeout: SQLite answers
+        "locked" at once, without its busy handler, to a second process opening a fresh file."""
         deadline = time.monotonic() + self.timeout
         while True:
             try:
@@ -108,15 +98,6 @@ class SQLiteStore(SiteStore):
         if self._conn is None:
             raise StoreUnavailableError(f"{self.uri} is closed")
         return self._conn
-
-    def _get(self, site: str) -> bytes | None:
-        with self._lock:
-            try:
-                row = self.conn.execute("SELECT model FROM site_models WHERE site = ?",
-                                        (site,)).fetchone()
-            except sqlite3.OperationalError as exc:
-                raise StoreUnavailableError(f"{self.uri}: {exc}") from exc
-        return bytes(row[0]) if row else None
 
     def _read(self, site: str) -> tuple[bytes | None, list[bytes]]:
         with self._lock:
@@ -165,9 +146,7 @@ class SQLiteStore(SiteStore):
 
     def append(self, deltas: Sequence[SiteModel], fold: Collection[str] = ()) -> None:
         def work(conn: sqlite3.Connection) -> None:
-            # A generator: each blob is made as its row is inserted and freed after it.
-            # A list held the whole batch's blobs at once (uncompressed arrays, some
-            # 0.4 MB for a site of 3 pages: 25 MB a batch, the rise at a crawl's end).
+            # A generator: a blob is made as its row is inserted, not the batch's at once.
             conn.executemany("INSERT INTO site_deltas (site, delta) VALUES (?, ?)",
                              ((d.site, d.to_bytes()) for d in deltas))
             for site in {d.site for d in deltas}:
