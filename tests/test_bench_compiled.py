@@ -69,3 +69,23 @@ def test_stages_routed_to_be_counted_apart_give_the_same_result(tmp_path):
                           env=environment_with(str(ROOT)), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) > 0
+
+
+def test_site_learning_counts_test_sites_through_one_declutter(tmp_path, tiny_dataset):
+    from urllib.parse import urlsplit
+
+    from scrapy_declutter.lab.commands.bench_compiled import _test_site_pages
+
+    pages = _test_site_pages(tmp_path / "sites", str(tiny_dataset), 2, 3)
+    assert len(pages) == 6 and len({urlsplit(url).hostname for url, _ in pages}) == 2
+    assert all(b"p1.html" in body for _, body in pages)  # the site's links, for its template
+    job = tmp_path / "job.json"
+    paths = []
+    for n, (url, body) in enumerate(pages):
+        (tmp_path / f"{n}.html").write_bytes(body)
+        paths.append([url, str(tmp_path / f"{n}.html")])
+    job.write_text(json.dumps({"pages": paths, "extractor": "default", "hidden": [],
+                               "site_learning": True, "warm_only": False}))
+    done = subprocess.run([sys.executable, instructions.__file__, str(job)], capture_output=True,
+                          text=True, env=environment_with(str(ROOT)), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr

@@ -9,7 +9,9 @@ left is ``extract()`` on the pages. ``JOB`` is JSON with ``pages`` (a list of
 compiled modules) and ``warm_only``; with ``floor`` the pages are parsed by the
 plain floor instead (``lxml.html.document_fromstring`` of the bytes, tree freed);
 with ``group`` the stages of that group of ``stagecount.GROUPS`` are routed to be
-counted apart first (``bench-compiled --stages``).
+counted apart first (``bench-compiled --stages``); with ``site_learning`` the pages go
+through one ``Declutter`` over a memory store instead, in order (``bench-compiled
+--site-learning``).
 
 A hidden module is set to None in ``sys.modules`` before the package is
 imported, so importing it raises ``ImportError`` and its callers take their
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import json
 import sys
+from functools import partial
 from pathlib import Path
 
 
@@ -41,9 +44,15 @@ def main(job_path: str) -> None:
 
         route(job["group"])
     extract(pages[0][1], pages[0][0], extractor=job["extractor"])
+    run = partial(extract, extractor=job["extractor"])
+    if job.get("site_learning"):
+        from scrapy_declutter import Declutter
+
+        run = Declutter(job["extractor"]).extract
+        run(pages[0][1], "http://warm.invalid/")  # site learning's lazy imports
     if not job["warm_only"]:
         for url, body in pages:
-            extract(body, url, extractor=job["extractor"])
+            run(body, url)
 
 
 if __name__ == "__main__":

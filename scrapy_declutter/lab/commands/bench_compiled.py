@@ -41,6 +41,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--stages", action="store_true",
                    help="instead, count each stage of extract() apart (lab.bench.stagecount), "
                         "every module built")
+    p.add_argument("--site-learning", action="store_true",
+                   help="count the pages through one Declutter over a memory store too (in "
+                        "order, so a dataset's sites are learned as a crawl would) and print "
+                        "what site learning adds a page; a hidden module is hidden from both")
+    p.add_argument("--test-sites", type=int, nargs=2, metavar=("SITES", "PAGES"),
+                   help="instead of DATASET_DIR's pages, bench-crawl's test sites built from "
+                        "them: SITES sites of PAGES pages, each page a different source page")
     p.add_argument("--module", "-m", action="append", default=[], metavar="NAME",
                    help="hide only this compiled module (dotted name; repeatable; default: "
                         "every compiled module of the package)")
@@ -66,8 +73,9 @@ def run(args: argparse.Namespace) -> int:
     modules = [] if args.built_only else args.module or compiled_modules()
     if not modules and not args.built_only:
         raise DeclutterError("no compiled module is built here (python setup.py build_ext --inplace)")
-    samples = page_bytes(args.dataset, args.limit, args.max_bytes)
     with tempfile.TemporaryDirectory(prefix="declutter-bench-compiled-") as tmp:
+        samples = (_test_site_pages(Path(tmp) / "sites", args.dataset, *args.test_sites)
+                   if args.test_sites else page_bytes(args.dataset, args.limit, args.max_bytes))
         pages = []
         for n, (url, body) in enumerate(samples):
             path = Path(tmp) / f"{n}.html"
@@ -86,29 +94,55 @@ def run(args: argparse.Namespace) -> int:
             print(stage_table(found, len(pages)))
             return 0
 
-        variants = [[]] + [[module] for module in modules] + ([None] if args.built_only else [])
-        runs = [(hidden, warm_only) for hidden in variants for warm_only in (True, False)]
+        learning = (False, True) if args.site_learning else (False,)
+        variants = [(hidden, sl) for hidden in [[]] + [[module] for module in modules]
+                    for sl in learning] + ([(None, False)] if args.built_only else [])
+        runs = [(hidden, sl, warm_only) for hidden, sl in variants for warm_only in (True, False)]
         with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
             counts = list(pool.map(lambda k: _instructions(Path(tmp), k, {
                 "pages": pages, "extractor": args.extractor, "hidden": runs[k][0] or [],
-                "floor": runs[k][0] is None, "warm_only": runs[k][1]}), range(len(runs))))
+                "floor": runs[k][0] is None, "site_learning": runs[k][1],
+                "warm_only": runs[k][2]}), range(len(runs))))
         per_page = [(full - warm) / len(pages) for warm, full in zip(counts[::2], counts[1::2])]
-        built = per_page[0]
+        rows = [per_page[i:i + len(learning)] for i in range(0, len(modules) * len(learning) + 1,
+                                                              len(learning))]
+        built = rows[0]
         size = "" if args.max_bytes is None else f" of at most {args.max_bytes:,} bytes"
-        print(f"extract() on the first {len(pages)} pages{size} of {args.dataset} "
+        what = (f"the {len(pages)} pages of {args.test_sites[0]} test sites made of {args.dataset}'s"
+                if args.test_sites else f"the first {len(pages)} pages{size} of {args.dataset}")
+        print(f"extract() on {what} "
               f"({sum(len(body) for _, body in samples) / len(samples) / 1000:.1f} KB a page), extractor "
-              f"{args.extractor!r}: {built / 1e6:.2f} M instructions a page with every module built")
+              f"{args.extractor!r}: {built[0] / 1e6:.2f} M instructions a page with every module built")
+        if args.site_learning:
+            print(f"Declutter over the same pages: {built[1] / 1e6:.2f} M a page; site learning "
+                  f"adds {(built[1] - built[0]) / 1e6:.2f} M ({(built[1] / built[0] - 1):+.1%})")
         if args.built_only:
             print(f"the plain floor, lxml.html.document_fromstring(bytes), tree freed: "
                   f"{per_page[-1] / 1e6:.2f} M instructions a page; extract() "
-                  f"{built / per_page[-1]:.2f}x the floor")
+                  f"{built[0] / per_page[-1]:.2f}x the floor")
             return 0
-        print(f"{'module':<45} {'M/page hidden':>13} {'saves':>7}  {'rule':<4}")
-        for module, hidden in zip(modules, per_page[1:]):
-            share = (hidden - built) / built
-            print(f"{module:<45} {hidden / 1e6:>13.2f} {100 * share:>6.1f}%  "
-                  f"{'pays' if share >= KEEP_SHARE else 'goes'}")
+        print(f"{'module':<45} {'M/page hidden':>13} {'saves':>7}  {'rule':<4}"
+              + ("  site learning's M/page hidden, saves" if args.site_learning else ""))
+        for module, hidden in zip(modules, rows[1:]):
+            share = (hidden[0] - built[0]) / built[0]
+            line = (f"{module:<45} {hidden[0] / 1e6:>13.2f} {100 * share:>6.1f}%  "
+                    f"{'pays' if share >= KEEP_SHARE else 'goes'}")
+            if args.site_learning:
+                added, added_built = hidden[1] - hidden[0], built[1] - built[0]
+                line += f"  {added / 1e6:.2f}, {(added - added_built) / hidden[1]:.1%} of Declutter's"
+            print(line)
     return 0
+
+
+def _test_site_pages(root: Path, dataset: str, sites: int, pages: int) -> list[tuple[str, bytes]]:
+    """(URL, bytes) of bench-crawl's test sites built from ``dataset``'s pages, site by site."""
+    from pathlib import Path
+
+    from ..bench import testsites
+
+    hosts = testsites.build(root, sites, pages, testsites.real_pages([Path(dataset)]))
+    return [(f"http://{host}/{name}", (root / host / name).read_bytes())
+            for host in hosts for j in range(pages) for name in testsites.page_names(j)]
 
 
 def compiled_modules() -> list[str]:
