@@ -101,8 +101,8 @@ def test_kept_fold_models_are_used_again_only_for_the_same_folds(tmp_path, monke
     other pages (another fold assignment) train afresh."""
     from scrapy_declutter.lab.evaluation import crossval
 
-    monkeypatch.setattr(crossval, "train", lambda corpus, rows: train(
-        corpus, rows, params={"max_iter": 5}))  # small models: this test is about the folder
+    monkeypatch.setattr(crossval, "train", lambda corpus, rows, **kw: train(
+        corpus, rows, params={"max_iter": 5}, **kw))  # small models: this test is about the folder
     text = _samples()
     first = evaluate_cv(text, ["default"], k=3, progress=False, models_dir=tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
@@ -117,3 +117,10 @@ def test_kept_fold_models_are_used_again_only_for_the_same_folds(tmp_path, monke
     assert [(s.file_id, s.system, s.f1) for s in again] == key
     evaluate_cv(text[:-1], ["default"], k=3, progress=False, models_dir=tmp_path)
     assert builds == [len(text) - 1]
+    # First-stage models (--no-second-stage) are another kind: trained afresh, then kept.
+    evaluate_cv(text[:-1], ["default"], k=3, progress=False, models_dir=tmp_path,
+                second_stage=False)
+    assert builds == [len(text) - 1] * 2
+    from scrapy_declutter.steps.learned.model import load_model
+
+    assert load_model(tmp_path / "fold0.npz").second is None

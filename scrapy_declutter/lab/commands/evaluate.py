@@ -54,6 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --cv: keep the fold models in DIR and use them again when a "
                         "later run has the same pages, folds and feature columns (for "
                         "changes after the model: decision rules, peers)")
+    p.add_argument("--no-second-stage", dest="second_stage", action="store_false",
+                   help="with --cv: fold models of the first stage only (the lighter model "
+                        "issue 42 weighs; keep them in another --cv-models DIR)")
     p.add_argument("--metadata", action="store_true",
                    help="also score metadata where the ground truth has it: title exact match, "
                         "author token F1, publication date (same day), for ours and, when "
@@ -98,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
         from ..evaluation.crossval import evaluate_cv
 
         scores = evaluate_cv(samples, names, args.cv, progress=not args.no_progress,
-                             jobs=args.jobs, models_dir=args.cv_models)
+                             jobs=args.jobs, models_dir=args.cv_models,
+                             second_stage=args.second_stage)
     else:
         from ..evaluation.runner import run as run_eval
 
