@@ -121,15 +121,15 @@ def run(args: argparse.Namespace) -> int:
                   f"{per_page[-1] / 1e6:.2f} M instructions a page; extract() "
                   f"{built[0] / per_page[-1]:.2f}x the floor")
             return 0
-        print(f"{'module':<45} {'M/page hidden':>13} {'saves':>7}  {'rule':<4}"
-              + ("  site learning's M/page hidden, saves" if args.site_learning else ""))
+        print(f"{'module':<45} {'M/page hidden':>13} {'saves':>7}"
+              + (f" {'Declutter hidden':>16} {'saves':>7}" if args.site_learning else "")
+              + "  rule")
         for module, hidden in zip(modules, rows[1:]):
-            share = (hidden[0] - built[0]) / built[0]
-            line = (f"{module:<45} {hidden[0] / 1e6:>13.2f} {100 * share:>6.1f}%  "
-                    f"{'pays' if share >= KEEP_SHARE else 'goes'}")
+            shares = [(h - b) / b for h, b in zip(hidden, built)]
+            line = f"{module:<45} {hidden[0] / 1e6:>13.2f} {100 * shares[0]:>6.1f}%"
             if args.site_learning:
-                added, added_built = hidden[1] - hidden[0], built[1] - built[0]
-                line += f"  {added / 1e6:.2f}, {(added - added_built) / hidden[1]:.1%} of Declutter's"
+                line += f" {hidden[1] / 1e6:>16.2f} {100 * shares[1]:>6.1f}%"
+            line += f"  {'pays' if max(shares) >= KEEP_SHARE else 'goes'}"
             print(line)
     return 0
 
