@@ -124,3 +124,7 @@ def test_kept_fold_models_are_used_again_only_for_the_same_folds(tmp_path, monke
     from scrapy_declutter.steps.learned.model import load_model
 
     assert load_model(tmp_path / "fold0.npz").second is None
+    evaluate_cv(text[:-1], ["default"], k=3, progress=False, models_dir=tmp_path,
+                type_stage=False)  # nor are models without the page-type classifier
+    assert builds == [len(text) - 1] * 3
+    assert load_model(tmp_path / "fold0.npz").page_types == ()

@@ -57,6 +57,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-second-stage", dest="second_stage", action="store_false",
                    help="with --cv: fold models of the first stage only (the lighter model "
                         "issue 42 weighs; keep them in another --cv-models DIR)")
+    p.add_argument("--no-page-types", dest="type_stage", action="store_false",
+                   help="no page-type classifier (its columns empty, one cut for every page)")
     p.add_argument("--metadata", action="store_true",
                    help="also score metadata where the ground truth has it: title exact match, "
                         "author token F1, publication date (same day), for ours and, when "
@@ -102,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
 
         scores = evaluate_cv(samples, names, args.cv, progress=not args.no_progress,
                              jobs=args.jobs, models_dir=args.cv_models,
-                             second_stage=args.second_stage)
+                             second_stage=args.second_stage, type_stage=args.type_stage)
     else:
         from ..evaluation.runner import run as run_eval
 

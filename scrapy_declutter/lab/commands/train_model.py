@@ -34,6 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--limit", type=int, help="only the first N pages of each dataset")
     p.add_argument("--no-second-stage", dest="second_stage", action="store_false",
                    help="train the first stage only (no context columns, no second trees)")
+    p.add_argument("--no-page-types", dest="type_stage", action="store_false",
+                   help="no page-type classifier (its columns empty, one cut for every page)")
     p.add_argument("--no-progress", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=run)
 
@@ -57,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
               f"{statistics.fmean(scored):.4f} over the {len(scored)} pages with text")
         for group, f1 in by_type(corpus, scores).items():
             print(f"  {group:<32} {f1:.4f}")
-    model = train(corpus, range(len(corpus)), second_stage=args.second_stage, progress=progress)
+    model = train(corpus, range(len(corpus)), second_stage=args.second_stage,
+                  type_stage=args.type_stage, progress=progress)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     model.save(args.out)
     size = args.out.stat().st_size

@@ -63,20 +63,21 @@ def fold_spec(name: str, model_path: Path) -> str:
 
 def evaluate_cv(samples: Sequence[Sample], systems: Sequence[str], k: int = 5, *,
                 progress: bool = True, jobs: int = 1,
-                models_dir: str | Path | None = None,
-                second_stage: bool = True) -> list[PageScore]:
+                models_dir: str | Path | None = None, second_stage: bool = True,
+                type_stage: bool = True) -> list[PageScore]:
     """Score ``systems`` on ``samples``, the learned ones out-of-fold (K folds of domains).
 
     Pages are scored fold by fold (``jobs`` processes each) and returned in
     the order of ``samples``; ``models_dir`` keeps the fold models (module docstring);
-    without ``second_stage`` they have the first stage only (issue 42's lighter model).
+    without ``second_stage`` or ``type_stage`` they lack that stage (issue 42's lighter model).
     """
     for name in systems:
         if not uses_learned(name):
             resolve_system(name)  # unknown names fail before any training
     folds = domain_folds(samples, k)
     scores: list[PageScore] = []
-    with fold_models(samples, folds, k, models_dir, progress, second_stage) as paths:
+    with fold_models(samples, folds, k, models_dir, progress, second_stage,
+                     type_stage) as paths:
         for f in range(k):
             specs = [fold_spec(n, paths[f]) if uses_learned(n) else n for n in systems]
             names = dict(zip(specs, systems))
@@ -91,18 +92,19 @@ def evaluate_cv(samples: Sequence[Sample], systems: Sequence[str], k: int = 5, *
 
 
 def fold_manifest(samples: Sequence[Sample], folds: Sequence[int], k: int,
-                  second_stage: bool = True) -> dict:
+                  second_stage: bool = True, type_stage: bool = True) -> dict:
     """What a folder's fold models were trained for: the pages and their folds, the columns."""
     pages = "\n".join(f"{s.dataset}/{s.file_id}:{f}" for s, f in zip(samples, folds))
     columns = "\n".join(feature_names() + (context_names() if second_stage else []))
-    return {"k": k, "pages": hashlib.sha256(pages.encode()).hexdigest(),
-            "columns": hashlib.sha256(columns.encode()).hexdigest()}
+    manifest = {"k": k, "pages": hashlib.sha256(pages.encode()).hexdigest(),
+                "columns": hashlib.sha256(columns.encode()).hexdigest()}
+    return manifest if type_stage else {**manifest, "page_types": False}
 
 
 @contextmanager
 def fold_models(samples: Sequence[Sample], folds: Sequence[int], k: int,
                  models_dir: str | Path | None, progress: bool,
-                 second_stage: bool = True) -> Iterator[list[Path]]:
+                 second_stage: bool = True, type_stage: bool = True) -> Iterator[list[Path]]:
     """The K fold models' paths: kept ones reused when their manifest matches, else trained."""
     kept_dir = nullcontext(models_dir) if models_dir else tempfile.TemporaryDirectory(
         prefix="declutter-cv-")
@@ -110,7 +112,7 @@ def fold_models(samples: Sequence[Sample], folds: Sequence[int], k: int,
         folder = Path(where)
         folder.mkdir(parents=True, exist_ok=True)
         paths = [folder / f"fold{f}.npz" for f in range(k)]
-        manifest = fold_manifest(samples, folds, k, second_stage)
+        manifest = fold_manifest(samples, folds, k, second_stage, type_stage)
         kept = folder / MANIFEST
         if kept.is_file() and json.loads(kept.read_text()) == manifest and all(
                 p.is_file() for p in paths):
@@ -122,7 +124,8 @@ def fold_models(samples: Sequence[Sample], folds: Sequence[int], k: int,
         corpus = Corpus.build(samples, progress=progress)
         for f, path in enumerate(paths):
             train_idx = [i for i, g in enumerate(folds) if g != f]
-            train(corpus, train_idx, second_stage=second_stage).save(path)
+            train(corpus, train_idx, second_stage=second_stage,
+                  type_stage=type_stage).save(path)
             if progress:
                 print(f"  fold {f + 1}/{k}: model trained on {len(train_idx)} pages "
                       f"of other domains", file=sys.stderr)

@@ -265,11 +265,12 @@ def inner_block_probabilities(corpus: Corpus, indices: Sequence[int],
 
 
 def train(corpus: Corpus, indices: Sequence[int], *, params: dict | None = None,
-          second_stage: bool = True, progress: bool = False) -> BlockModel:
-    """The page-type, block (one or two stages) and comment models from some pages of the
-    corpus, as a BlockModel."""
+          second_stage: bool = True, type_stage: bool = True,
+          progress: bool = False) -> BlockModel:
+    """The page-type (unless not ``type_stage``), block (one or two stages) and comment models
+    from some pages of the corpus, as a BlockModel."""
     indices = list(indices)
-    page_types = fit_page_types(corpus, indices)
+    page_types = fit_page_types(corpus, indices) if type_stage else ()
     types = inner_type_probabilities(corpus, indices) if page_types else {}
     odds = learn_odds(corpus, indices)
     trees, (X, y, c, w) = fit_blocks(corpus, indices, odds, types, params)
