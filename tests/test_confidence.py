@@ -18,14 +18,7 @@ from scrapy_declutter.metadata.confidence import (
     extraction_confidence,
     load_confidence_model,
 )
-from scrapy_declutter.metadata.signals import (
-    SIGNAL_NAMES,
-    density_keeps,
-    margin_substance,
-    page_signals,
-)
-from scrapy_declutter.page import Page
-from scrapy_declutter.steps.density import DensityFilter
+from scrapy_declutter.metadata.signals import SIGNAL_NAMES, margin_substance, page_signals
 
 SAMPLE = Path(__file__).parent / "sample_data" / "wcxb"
 #: A WCXB article (sample_data/wcxb, CC-BY-4.0) the default extracts cleanly.
@@ -85,15 +78,6 @@ def test_other_extractors_keep_margin_times_substance():
     assert margin_substance(page.blocks) == 1.0
 
 
-def test_density_opinion_agrees_with_the_density_step():
-    for path in sorted(SAMPLE.glob("*.json")):
-        html, truth = sample(path.stem)
-        page = Page.from_html(html, truth["url"])
-        fast = density_keeps(page.blocks)
-        DensityFilter().process(page)
-        assert fast == [b.is_content for b in page.blocks]
-
-
 def _reference_signals(blocks, page_type: str, probability: float) -> dict[str, float]:
     """The signals computed the slow, obvious way, one list at a time."""
     words = [b.words for b in blocks]
@@ -108,8 +92,7 @@ def _reference_signals(blocks, page_type: str, probability: float) -> dict[str, 
     idx = [i for i, b in enumerate(blocks) if b.is_content]
     runs = [sum(b.words for b in group) for is_kept, group in
             itertools.groupby(blocks, key=lambda b: b.is_content) if is_kept]
-    dense = [b.words for b, k in zip(blocks, density_keeps(blocks)) if k]
-    both = [b.words for b, k in zip(blocks, density_keeps(blocks)) if k and b.is_content]
+    sentences = [b.words for b in kept if b.text and b.text[-1] in ".!?:;\"\u201d'\u00bb)"]
     margin = sum(b.words * min(1.0, abs(2 * b.score - 1)) for b in blocks) / total
     kept_words = content or 1
     out.update(
@@ -126,7 +109,7 @@ def _reference_signals(blocks, page_type: str, probability: float) -> dict[str, 
                       if idx and sum(words[idx[0]:idx[-1] + 1]) else 0.0),
         largest_run_share=max(runs, default=0) / kept_words, log_runs=math.log(1 + len(runs)),
         comment_share=sum(b.words for b in blocks if b.label == "comment") / total,
-        density_agreement=(2 * sum(both) / (content + sum(dense)) if content + sum(dense) else 0.0),
+        sentence_share=sum(sentences) / kept_words,
     )
     return out
 
@@ -161,6 +144,7 @@ def test_fit_ranks_pages_by_the_signal_that_tracks_their_f1():
         PageRow,
         calibration,
         fit,
+        format_report,
         out_of_fold,
         roc_auc,
     )
@@ -171,7 +155,8 @@ def test_fit_ranks_pages_by_the_signal_that_tracks_their_f1():
         signals = rng.random(len(SIGNAL_NAMES))
         signals[SIGNAL_NAMES.index("log_content_words")] = 5.0
         f1 = float(np.clip(signals[0] + rng.normal(0, 0.1), 0, 1))  # F1 follows the margin
-        rows.append(PageRow(f"set{i % 2}", f"d{i % 40}", str(i), "article", signals, f1, 0.5))
+        rows.append(PageRow(f"set{i % 2}", f"d{i % 40}", str(i), ("article", "forum")[i % 4 // 2],
+                            signals, f1, 0.5, 1.0, f1))
     f1 = np.array([r.f1 for r in rows])
     oof = out_of_fold(rows, 5)
     assert roc_auc(oof, f1) > 0.85
@@ -186,3 +171,10 @@ def test_fit_ranks_pages_by_the_signal_that_tracks_their_f1():
     assert sum(b.pages for b in table) == len(rows)
     low, high = table
     assert low.mean_f1 < high.mean_f1 and low.bad_share > high.bad_share
+    report = format_report(rows, oof).splitlines()
+    prf = report[report.index(next(line for line in report if "P / R / F1" in line)) + 1:]
+    assert prf[0].split()[:2] == ["all", "400"]  # every set, then its page types
+    assert [line.split()[0] for line in prf] == ["all", "set0", "article", "forum",
+                                                 "set1", "article", "forum"]
+    mean_f1 = float(np.mean(f1))
+    assert prf[0].endswith(f"1.0000 / {mean_f1:.4f} / {mean_f1:.4f}")

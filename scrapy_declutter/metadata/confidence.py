@@ -2,10 +2,10 @@
 
 A few shallow boosted trees over the page's ``signals`` (how decided the
 labels were, how much was kept and how scattered, how link-heavy the kept
-text is, the density filter's second opinion, the page type and the
-classifier's certainty), fitted out of fold on the public sets to each page's
-F1 as a soft target (each page a positive of weight F1 and a negative of
-weight 1 − F1, so the output is the expected F1) by
+text is and how much of it is sentences, the page type and the classifier's
+certainty), fitted out of fold on the public sets to each page's F1 as a
+soft target (each page a positive of weight F1 and a negative of weight
+1 − F1, so the output is the expected F1) by
 ``scrapy-declutter train-confidence``. It is calibrated on the learned
 extractor's labels: a page labelled by another extractor (no page type) gets
 the plain ``margin_substance`` instead, which ranks pages but is no F1.

@@ -1,11 +1,10 @@
 """Page-level signals of how an extraction went, read from its labelled blocks alone.
 
 A wrong extraction leaves traces in the labels: unsure scores, kept text
-that is mostly links, kept blocks scattered over the page instead of one
-region, a kept share far from what the page type usually keeps, a cheap
-second opinion (the density filter's rule) that disagrees. ``page_signals``
-measures them in one pass over the blocks, so ``confidence`` can weigh them;
-nothing here parses or walks the tree again.
+that is mostly links or not sentences, kept blocks scattered over the page
+instead of one region, a kept share far from what the page type usually
+keeps. ``page_signals`` measures them in one pass over the blocks, so
+``confidence`` can weigh them; nothing here parses or walks the tree again.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from ..blocks import COMMENT, CONTENT
-from ..steps.density import BASE_THRESHOLD, MIN_CHARS_IN_TEXT
 from ..steps.learned.pagetype import PAGE_TYPES
 
 if TYPE_CHECKING:
@@ -26,6 +24,9 @@ if TYPE_CHECKING:
 SUBSTANTIAL_WORDS = 50
 #: A score this close to 0.5 is an unsure call.
 UNSURE = 0.25
+#: A block whose text ends with one of these ends like a sentence (the learned step's
+#: ``punct_end``).
+SENTENCE_ENDS = tuple(".!?:;\"\u201d'\u00bb)")
 
 #: The signals, in the order of ``page_signals``'s vector (a model file names them too).
 SIGNAL_NAMES: tuple[str, ...] = (
@@ -43,7 +44,7 @@ SIGNAL_NAMES: tuple[str, ...] = (
     "largest_run_share",   # words of the longest run of consecutive kept blocks / kept words
     "log_runs",            # log(1 + runs of consecutive kept blocks)
     "comment_share",       # page words labelled reader comments
-    "density_agreement",   # word F1 of the kept blocks against the density filter's
+    "sentence_share",      # kept words in blocks that end like a sentence / kept words
     "type_probability",    # the page-type classifier's probability of its type (0: none)
     *(f"type_{t}" for t in PAGE_TYPES),
 )
@@ -65,44 +66,35 @@ def margin_substance(blocks: Sequence["Block"]) -> float:
     return margin / total * min(1.0, content / SUBSTANTIAL_WORDS)
 
 
-def density_keeps(blocks: Sequence["Block"]) -> list[bool]:
-    """Which blocks the density filter (``steps.density``) would keep, without labelling them."""
-    dens = [b.char_density for b in blocks if b.text_chars >= MIN_CHARS_IN_TEXT]
-    n = len(dens)
-    mean = sum(dens) / n if n else 0.0
-    sd = math.sqrt(sum((d - mean) ** 2 for d in dens) / (n - 1)) if n > 1 else 0.0
-    threshold = BASE_THRESHOLD - sd
-    return [b.text_chars >= MIN_CHARS_IN_TEXT and b.char_density > threshold for b in blocks]
-
-
 def page_signals(blocks: Sequence["Block"], page_type: str = "",
                  type_probability: float = 0.0) -> np.ndarray:
     """The ``SIGNAL_NAMES`` vector of a labelled page (all zeros but the type for no words)."""
     total = content = links = margin = kept_score = left_score = unsure = 0.0
-    comments = agree = dense = 0
-    first = last = -1
+    comments = sentences = 0
+    before_first = through_last = -1.0  # page words before the first kept block, through the last
     runs = run = longest = 0
     previous = False
-    for i, (b, dkeep) in enumerate(zip(blocks, density_keeps(blocks))):
+    low, high = 0.5 - UNSURE, 0.5 + UNSURE
+    for b in blocks:
         w, s, label = b.words, b.score, b.label
         total += w
-        margin += w * min(1.0, abs(2.0 * s - 1.0))
-        if abs(s - 0.5) < UNSURE:
+        m = 2.0 * s - 1.0
+        margin += w * (m if 0.0 <= m <= 1.0 else min(1.0, abs(m)))
+        if low < s < high:
             unsure += w
-        if dkeep:
-            dense += w
         kept = label == CONTENT
         if kept:
             content += w
             links += b.link_words
             kept_score += w * s
-            if dkeep:
-                agree += w
-            if first < 0:
-                first = i
-            last = i
+            if b.text.endswith(SENTENCE_ENDS):
+                sentences += w
+            if before_first < 0:
+                before_first = total - w
+            through_last = total
             if not previous:
-                runs, run = runs + 1, 0
+                runs += 1
+                run = 0
             run += w
             if run > longest:
                 longest = run
@@ -117,7 +109,7 @@ def page_signals(blocks: Sequence["Block"], page_type: str = "",
         out[_BLOCK_SIGNALS] = type_probability
     if not total:
         return out
-    region = sum(b.words for b in blocks[first:last + 1]) if first >= 0 else 0
+    region = through_last - before_first if before_first >= 0 else 0
     m = margin / total
     substance = min(1.0, content / SUBSTANTIAL_WORDS)
     per_kept = content or 1.0
@@ -126,7 +118,6 @@ def page_signals(blocks: Sequence["Block"], page_type: str = "",
         content / total, links / per_kept, kept_score / per_kept,
         left_score / (total - content) if total > content else 0.0,
         unsure / total, content / region if region else 0.0, longest / per_kept, math.log1p(runs),
-        comments / total,
-        2.0 * agree / (content + dense) if content + dense else 0.0,
+        comments / total, sentences / per_kept,
     )
     return out

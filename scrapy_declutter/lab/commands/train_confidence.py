@@ -29,9 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "train-confidence", help="train the per-page confidence on datasets in the WCXB layout",
         description="Extract every full-text page with a block model that did not see its domain "
                     "(K folds, as evaluate --cv), fit the confidence to the pages' F1, print its "
-                    "grouped out-of-fold ROC AUC (F1 < 0.7) against margin x substance and its "
-                    "calibration table, then write the model fitted on every page (needs the "
-                    "train extra: pip install 'scrapy-declutter[train]').")
+                    "grouped out-of-fold ROC AUC (F1 < 0.7) against margin x substance, its "
+                    "calibration table and the extraction's out-of-fold mean P/R/F1, then write "
+                    "the model fitted on every page (needs the train extra: pip install "
+                    "'scrapy-declutter[train]').")
     p.add_argument("datasets", nargs="+", metavar="DATASET_DIR")
     p.add_argument("--out", type=Path, default=SHIPPED,
                    help="model file to write (default: the shipped %(default)s)")

@@ -56,6 +56,9 @@ class PageRow:
     f1: float
     #: ``margin_substance``: the confidence before this model, for the before/after table.
     before: float
+    #: The page's word precision and recall (the F1's), for the report's mean P/R/F1.
+    precision: float = 0.0
+    recall: float = 0.0
 
 
 def page_row(sample: Sample, spec: str) -> PageRow:
@@ -63,9 +66,10 @@ def page_row(sample: Sample, spec: str) -> PageRow:
     the page is decoded as ``evaluate`` decodes it, so the F1s are the evaluation's."""
     result = extract(decode_html(sample.html_bytes()), sample.url, extractor=spec)
     signals = page_signals(result.blocks, result.page_type, result.page_type_probability)
+    score = word_prf(result.text, sample.main_content or "")
     return PageRow(sample.dataset, sample.domain, sample.file_id, sample.page_type, signals,
-                   word_prf(result.text, sample.main_content or "").f1,
-                   round(margin_substance(result.blocks), 4))
+                   score.f1, round(margin_substance(result.blocks), 4), score.precision,
+                   score.recall)
 
 
 def fit(rows: Sequence[PageRow], meta: dict | None = None) -> ConfidenceModel:
@@ -137,7 +141,8 @@ def by_dataset(rows: Sequence[PageRow]) -> dict[str, list[int]]:
 
 def format_report(rows: Sequence[PageRow], confidence: np.ndarray) -> str:
     """Per set: pages, share with F1 < ``BAD_F1``, AUC before (margin × substance) and after;
-    then the calibration table of every set together and of each."""
+    then the calibration table of every set together and of each, and the extraction's
+    own out-of-fold mean P/R/F1 per set and per page type of the sets that name several."""
     f1 = np.array([r.f1 for r in rows])
     before = np.array([r.before for r in rows])
     groups = {"all": list(range(len(rows))), **by_dataset(rows)}
@@ -152,5 +157,24 @@ def format_report(rows: Sequence[PageRow], confidence: np.ndarray) -> str:
         for b in calibration(confidence[idx], f1[idx]):
             lines.append(f"  [{b.low:.1f}, {b.high:.1f}{']' if b.high >= 1 else ')'} {b.pages:>6} "
                          f"{b.mean_f1:>7.3f} {b.bad_share:>7.3f}")
+    lines += ["", "the extraction, out of fold (block labels from the fold model that did not see "
+                  "the page's domain): mean word P / R / F1"]
+    for name, idx in groups.items():
+        lines.append(_prf_line(name, [rows[i] for i in idx]))
+        types = by_type([rows[i] for i in idx]) if name != "all" else {}
+        if len(types) > 1:
+            lines += [_prf_line(f"  {t}", group) for t, group in types.items()]
     return "\n".join(lines)
 
+
+def by_type(rows: Sequence[PageRow]) -> dict[str, list[PageRow]]:
+    """The rows of each page type the dataset names, largest first."""
+    groups: dict[str, list[PageRow]] = {}
+    for r in rows:
+        groups.setdefault(r.page_type or "-", []).append(r)
+    return dict(sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])))
+
+
+def _prf_line(name: str, rows: Sequence[PageRow]) -> str:
+    p, r, f = (float(np.mean([getattr(x, k) for x in rows])) for k in ("precision", "recall", "f1"))
+    return f"{name:<20} {len(rows):>6} {p:.4f} / {r:.4f} / {f:.4f}"
