@@ -16,6 +16,7 @@ import numpy as np
 
 from ..blocks import COMMENT, CONTENT
 from ..steps.learned.pagetype import PAGE_TYPES
+from ..steps.learned.text import END_PUNCT
 
 if TYPE_CHECKING:
     from ..blocks import Block
@@ -24,9 +25,6 @@ if TYPE_CHECKING:
 SUBSTANTIAL_WORDS = 50
 #: A score this close to 0.5 is an unsure call.
 UNSURE = 0.25
-#: A block whose text ends with one of these ends like a sentence (the learned step's
-#: ``punct_end``).
-SENTENCE_ENDS = tuple(".!?:;\"\u201d'\u00bb)")
 
 #: The signals, in the order of ``page_signals``'s vector (a model file names them too).
 SIGNAL_NAMES: tuple[str, ...] = (
@@ -78,8 +76,7 @@ def page_signals(blocks: Sequence["Block"], page_type: str = "",
     for b in blocks:
         w, s, label = b.words, b.score, b.label
         total += w
-        m = 2.0 * s - 1.0
-        margin += w * (m if 0.0 <= m <= 1.0 else min(1.0, abs(m)))
+        margin += w * min(1.0, abs(2.0 * s - 1.0))
         if low < s < high:
             unsure += w
         kept = label == CONTENT
@@ -87,7 +84,7 @@ def page_signals(blocks: Sequence["Block"], page_type: str = "",
             content += w
             links += b.link_words
             kept_score += w * s
-            if b.text.endswith(SENTENCE_ENDS):
+            if b.text.endswith(END_PUNCT):
                 sentences += w
             if before_first < 0:
                 before_first = total - w

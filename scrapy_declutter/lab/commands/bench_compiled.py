@@ -104,8 +104,8 @@ def run(args: argparse.Namespace) -> int:
                 "floor": runs[k][0] is None, "site_learning": runs[k][1],
                 "warm_only": runs[k][2]}), range(len(runs))))
         per_page = [(full - warm) / len(pages) for warm, full in zip(counts[::2], counts[1::2])]
-        rows = [per_page[i:i + len(learning)] for i in range(0, len(modules) * len(learning) + 1,
-                                                              len(learning))]
+        n = len(learning)  # counts a variant: extract(), then Declutter with --site-learning
+        rows = [per_page[i:i + n] for i in range(0, (len(modules) + 1) * n, n)]
         built = rows[0]
         size = "" if args.max_bytes is None else f" of at most {args.max_bytes:,} bytes"
         what = (f"the {len(pages)} pages of {args.test_sites[0]} test sites made of {args.dataset}'s"

@@ -58,7 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="with --cv: fold models of the first stage only (the lighter model "
                         "issue 42 weighs; keep them in another --cv-models DIR)")
     p.add_argument("--no-page-types", dest="type_stage", action="store_false",
-                   help="no page-type classifier (its columns empty, one cut for every page)")
+                   help="with --cv: fold models without the page-type classifier (its columns "
+                        "empty, one cut for every page)")
     p.add_argument("--metadata", action="store_true",
                    help="also score metadata where the ground truth has it: title exact match, "
                         "author token F1, publication date (same day), for ours and, when "

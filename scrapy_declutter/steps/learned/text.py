@@ -97,7 +97,8 @@ TITLE_MAX_WORDS = 30
 CHROME_MAX_WORDS = 40
 #: Digit share and script are taken over this many leading characters.
 DIGIT_PREFIX = 80
-_END_PUNCT = tuple(".!?:;\"”'»)")
+#: A text ending with one of these ends like a sentence (``punct_end``).
+END_PUNCT = tuple(".!?:;\"”'»)")
 #: The columns ``text_columns`` returns.
 TEXT_COLUMNS = ("punct_end", "title_share", "title_cover", "capital_start", "digit_share",
                 "chrome_phrase", "is_date", "unspaced", "markup_text")
@@ -115,7 +116,7 @@ def text_columns(texts: Sequence[str], words: np.ndarray, title: str) -> dict[st
         chars = _compiled.char_columns(
             texts if isinstance(texts, list) else list(texts), low,
             np.ascontiguousarray(words, dtype=np.float64), TITLE_MAX_WORDS, title_tokens,
-            DIGIT_PREFIX, "".join(_END_PUNCT), UNSPACED_RANGES)
+            DIGIT_PREFIX, "".join(END_PUNCT), UNSPACED_RANGES)
     (punct_end, capital_start, digits, lengths, unspaced, markup_text, share,
      cover) = chars.T
     # Short blocks with a digit, or with "day" ("today", "yesterday": the dates without one).
@@ -152,7 +153,7 @@ def python_char_columns(texts: Sequence[str], low: list[str], words: np.ndarray,
         cjk |= (points >= lo) & (points <= hi)
     share, cover = _title_overlap(low, words, title_tokens)
     return np.column_stack([
-        np.array([t.endswith(_END_PUNCT) for t in texts], dtype=np.float64),
+        np.array([t.endswith(END_PUNCT) for t in texts], dtype=np.float64),
         np.array([t[:1].isupper() for t in texts], dtype=np.float64),
         digits, np.diff(starts).astype(np.float64),
         (_count(cjk, starts) > 0).astype(np.float64),
