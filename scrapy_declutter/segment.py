@@ -21,6 +21,7 @@ blocks (features, labels).
 from __future__ import annotations
 
 import logging
+import os
 from bisect import bisect_right
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -379,6 +380,11 @@ def _make_block(
     )
 
 
+#: Set in the environment of the crawl's worker processes (``integration.workers``), whose
+#: crawl process has already said that the walk runs in pure Python.
+FALLBACK_SAID = "SCRAPY_DECLUTTER_FALLBACK_SAID"
+
+
 def _load_compiled() -> ModuleType | None:
     """The compiled walk, set up with this module's tags; None, said once, when it cannot load.
 
@@ -391,6 +397,8 @@ def _load_compiled() -> ModuleType | None:
         # take a compiled one for the package itself; test_walk checks the .pyx's imports.
         _segment = import_module(f"{__package__}._segment")
     except Exception as exc:  # noqa: BLE001 - see the docstring
+        if os.environ.get(FALLBACK_SAID):  # a worker process: the crawl process said it
+            return None
         logger.warning("scrapy_declutter: the compiled segmentation walk is not available (%s: %s); "
                        "segmenting in pure Python, several times slower. Install with a C compiler "
                        "(or from a wheel) to build it.", type(exc).__name__, exc)

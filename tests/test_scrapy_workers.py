@@ -24,6 +24,7 @@ from scrapy_declutter.integration.converters import processes
 from scrapy_declutter.integration.runner import Job
 from scrapy_declutter.integration.settings import DEFAULTS, DeclutterOptions
 from scrapy_declutter.integration.workers import WorkerProcesses
+from scrapy_declutter.segment import FALLBACK_SAID
 
 PAGES = ["/index.html", "/tomatoes.html", "/compost.html", "/bees.html", "/pruning.html"]
 
@@ -222,3 +223,34 @@ def test_the_worker_takes_the_bytes_of_utf8_responses_and_decodes_the_rest():
             assert text == body.decode("utf-8")
             taken_bundled += (body, content_type) in bundled
     assert taken_bundled == len(bundled) > 5  # one of them declares no charset
+
+
+def test_workers_start_told_the_crawl_process_said_the_pure_python_walk(monkeypatch):
+    """The workers' imports stay quiet about a missing compiled walk (one warning a crawl):
+    the environment they are spawned with says the crawl process said it; its own is left as it was."""
+    seen = []
+
+    class Pool:
+        def __init__(self, *args, **kwargs) -> None:
+            pass
+
+        def submit(self, *args):
+            seen.append(os.environ.get(FALLBACK_SAID))
+
+    monkeypatch.setattr("scrapy_declutter.integration.workers.ProcessPoolExecutor", Pool)
+    options = DeclutterOptions()
+    WorkerProcesses(2, None, options, fallback=lambda: None).start()
+    assert seen == ["1", "1"] and FALLBACK_SAID not in os.environ
+
+
+def test_a_worker_without_the_compiled_walk_says_nothing():
+    script = ("import logging, sys\nsys.modules['scrapy_declutter._segment'] = None\n"
+              "from scrapy_declutter import segment\nassert segment.COMPILED is None\n")
+    env = {**os.environ, FALLBACK_SAID: "1"}
+    quiet = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                           env=env, timeout=120, check=False)
+    env.pop(FALLBACK_SAID)
+    said = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=env, timeout=120, check=False)
+    assert quiet.returncode == said.returncode == 0, quiet.stderr + said.stderr
+    assert "not available" not in quiet.stderr and "not available" in said.stderr

@@ -29,6 +29,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from typing import TYPE_CHECKING
 
 from ..errors import SettingsError
+from ..segment import FALLBACK_SAID
 from ..sitekey import site_key_function
 from . import worker
 from .backends import InProcess, wait_for
@@ -73,10 +74,14 @@ class WorkerProcesses:
                                 f"start, {executable!s} is not an interpreter here; set "
                                 "DECLUTTER_PROCESSES=0 to analyse in the crawl process")
         context = multiprocessing.get_context(START_METHOD)
-        for _ in range(self.count):
-            pool = ProcessPoolExecutor(1, mp_context=context)
-            self.pools.append(pool)
-            self._started.append(pool.submit(worker.start, self.store, self.options))
+        os.environ[FALLBACK_SAID] = "1"  # inherited by the processes ``submit`` spawns
+        try:
+            for _ in range(self.count):
+                pool = ProcessPoolExecutor(1, mp_context=context)
+                self.pools.append(pool)
+                self._started.append(pool.submit(worker.start, self.store, self.options))
+        finally:
+            del os.environ[FALLBACK_SAID]
 
     async def analyse(self, job: Job, response: Response | None = None) -> Answer:
         index = self._index(job)
