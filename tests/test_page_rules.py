@@ -131,3 +131,39 @@ def test_the_rules_lab_scores_each_chain_from_one_model_run(tiny_dataset, capsys
             assert row.scores[name] == (s.precision, s.recall, s.f1)
     assert main([str(tiny_dataset)]) == 0
     assert "title-in-text" in capsys.readouterr().out
+
+
+def signed(replies: int, titled_posts: bool = False) -> str:
+    """An article, then ``replies`` readers' views each closed by its signature, as a 2008 news
+    site printed them in the article's own element (the shape of L3S-GN1's telegraph.co.uk
+    pages; invented text); or (``titled_posts``) a blog's front page of signed, titled posts."""
+    said = ("Newcastle should give the next manager three seasons before judging him, because "
+            "changing every year has cost the club more than any transfer.")
+    sign = "Posted by reader{i} on January 10, 2008 {h}:15 PM Report this comment"
+    if titled_posts:
+        body = "".join(f"<h2>Week {i} in the garden</h2><p>{said} Posted by Jane at {i}:15 PM</p>"
+                       for i in range(1, replies + 1))
+    else:
+        article = "".join(f"<p>{said} The board met on Thursday, paragraph {i}.</p>" for i in range(4))
+        views = "".join(f"<p>{said}</p><p>Agreed with the last one. {sign.format(i=i, h=i % 12 + 1)}</p>"
+                        for i in range(replies))
+        body = f"<h1>Redknapp stays put</h1>{article}<h2>Your view</h2>{views}"
+    return f"<html><head><title>Sport</title></head><body><div class='story'>{body}</div></body></html>"
+
+
+@pytest.mark.parametrize("replies, titled_posts, comments", [(6, False, 12), (4, False, 0),
+                                                             (6, True, 0)])
+def test_replies_closed_by_signatures_are_comments(replies, titled_posts, comments):
+    from scrapy_declutter import Page
+    from scrapy_declutter.blocks import CONTENT
+    from scrapy_declutter.steps.thread import CommentThread
+
+    p = Page.from_html(signed(replies, titled_posts), "https://news.example/sport/1")
+    for b in p.blocks:
+        b.set_label(CONTENT, 0.9, "test")
+    CommentThread().process(p)
+    labelled = [b for b in p.blocks if b.label == COMMENT]
+    assert len(labelled) == comments  # both blocks of each view; none of 4, none of titled posts
+    assert all(not b.text.startswith("Newcastle") or "paragraph" not in b.text for b in labelled)
+    if comments:
+        assert labelled[0].index == next(b.index for b in p.blocks if b.text == "Your view") + 1

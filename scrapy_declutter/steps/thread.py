@@ -41,6 +41,10 @@ THREAD_TYPES = frozenset({"forum", ""})
 REPLY_WORDS = frozenset({"reply", "replies", "response", "responses", "comment", "comments"})
 #: Words of prose (outside headings) that the post must have before the first reply.
 MIN_POST_WORDS = 20
+#: A reply closed by its signature, as old blogs and news sites print it: "... Posted by Jane
+#: on January 10, 2008 5:15 PM Report this comment" (a time, then a few words at most).
+SIGNATURE = re.compile(r"\bposted by\b.{1,80}?\b\d{1,2}:\d{2}(?:\s*[ap]\.?m\b\.?)?(?:\W+\w+){0,4}\W*$",
+                       re.I)
 
 
 def _parent(xpath: str) -> str:
@@ -85,15 +89,41 @@ def reply_units(blocks: list[Block]) -> list[str]:
     return units if 2 * len(prose) > len(units) else []
 
 
+def signed_replies(blocks: list[Block]) -> range:
+    """The blocks of a run of replies that each end with a ``SIGNATURE`` (from the first
+    reply's start, after the nearest heading or left-out block, to the last signature);
+    empty when fewer than ``MIN_REPLIES`` sign or a heading falls inside (posts, not replies)."""
+    ends = [i for i, b in enumerate(blocks) if b.is_content and SIGNATURE.search(b.text)]
+    if len(ends) < MIN_REPLIES:
+        return range(0)
+    start = ends[0]
+    while start > 0 and blocks[start - 1].is_content and not blocks[start - 1].structure.heading:
+        start -= 1
+    if any(b.structure.heading for b in blocks[start:ends[-1] + 1]):
+        return range(0)
+    return range(start, ends[-1] + 1)
+
+
+def _post_words(blocks: list[Block]) -> int:
+    """Words of prose the page keeps outside headings."""
+    return sum(b.words for b in blocks if b.is_content and not b.structure.heading)
+
+
 class CommentThread(Step):
     """Label ``comment`` the content of a thread of replies that follows a post outside it."""
 
     name = "thread"
 
     def process(self, page: "Page") -> None:
+        blocks = page.blocks
+        signed = signed_replies(blocks)
+        if signed and _post_words(blocks[:signed.start]) >= MIN_POST_WORDS:
+            for b in blocks[signed.start:signed.stop]:
+                if b.is_content:
+                    b.set_label(COMMENT, min(b.score, 0.5), self.name)
+            return
         if page.page_type not in THREAD_TYPES:
             return
-        blocks = page.blocks
         units = reply_units(blocks)
         if not units:
             return
@@ -102,10 +132,8 @@ class CommentThread(Step):
         # The post: content before the first unit and outside the element that holds the
         # units (a forum's first post sits in it beside the replies, however it is shaped).
         thread = _parent(units[0]) + "/"
-        post_words = sum(b.words for b in blocks[:first]
-                         if b.is_content and not b.structure.heading
-                         and not b.xpath.startswith(thread))
-        if post_words < MIN_POST_WORDS:
+        if _post_words([b for b in blocks[:first] if not b.xpath.startswith(thread)]) \
+                < MIN_POST_WORDS:
             return
         for b in blocks[first:]:
             if b.is_content and b.xpath.startswith(prefixes):
