@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ..blocks import COMMENT, Block, name_tokens
 from . import Step
+from .learned.comments import is_comment_box
 
 if TYPE_CHECKING:
     from ..page import Page
@@ -92,8 +93,10 @@ def reply_units(blocks: list[Block]) -> list[str]:
 def signed_replies(blocks: list[Block]) -> range:
     """The blocks of a run of replies that each end with a ``SIGNATURE`` (from the first
     reply's start, after the nearest heading or left-out block, to the last signature);
-    empty when fewer than ``MIN_REPLIES`` sign or a heading falls inside (posts, not replies)."""
-    ends = [i for i, b in enumerate(blocks) if b.is_content and SIGNATURE.search(b.text)]
+    empty when fewer than ``MIN_REPLIES`` sign or a heading falls inside (posts, not replies).
+    Replies in a box named for comments are left to the learned step (``include_comments``)."""
+    ends = [i for i, b in enumerate(blocks) if b.is_content and SIGNATURE.search(b.text)
+            and not any(is_comment_box(*a) for a in b.ancestors)]
     if len(ends) < MIN_REPLIES:
         return range(0)
     start = ends[0]
