@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..blocks import BOILERPLATE, Block, class_tokens
+from ..blocks import BOILERPLATE, Ancestor, Block, class_tokens
 from . import Step
 
 if TYPE_CHECKING:
@@ -30,14 +30,21 @@ ITEM_TOKENS = frozenset({"product", "details", "description", "specifications", 
 MIN_OUTSIDE_WORDS = 20
 #: The page types whose overlays are left out (a product page's are its shop's chrome).
 PAGE_TYPES = frozenset({"product"})
+_UNSEEN = object()
 
 
-def in_overlay(block: Block) -> bool:
-    """Whether the block lies in an overlay box (its outermost one) that does not show the item."""
+def in_overlay(block: Block, memo: dict[Ancestor, bool | None] | None = None) -> bool:
+    """Whether the block lies in an overlay box (its outermost one) that does not show the
+    item; ``memo`` keeps each element's verdict for the page's other blocks."""
+    memo = {} if memo is None else memo
     for a in block.ancestors:
-        tokens = class_tokens(a.id, a.classes)
-        if a.tag == "dialog" or OVERLAY_TOKENS & tokens:
-            return not ITEM_TOKENS & tokens
+        verdict = memo.get(a, _UNSEEN)
+        if verdict is _UNSEEN:
+            tokens = class_tokens(a.id, a.classes)
+            overlay = a.tag == "dialog" or bool(OVERLAY_TOKENS & tokens)
+            verdict = memo[a] = (not ITEM_TOKENS & tokens) if overlay else None
+        if verdict is not None:
+            return verdict
     return False
 
 
@@ -50,7 +57,8 @@ class Overlays(Step):
     def process(self, page: "Page") -> None:
         if page.page_type not in PAGE_TYPES:
             return
-        inside = [b for b in page.blocks if b.is_content and in_overlay(b)]
+        memo: dict[Ancestor, bool | None] = {}
+        inside = [b for b in page.blocks if b.is_content and in_overlay(b, memo)]
         if not inside:
             return
         outside = sum(b.words for b in page.blocks if b.is_content) - sum(b.words for b in inside)

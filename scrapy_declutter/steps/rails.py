@@ -39,25 +39,47 @@ PAGE_TYPES = frozenset({"product"})
 def rail_blocks(blocks: list[Block]) -> set[int]:
     """Indices of the blocks in a rail's cards: sibling elements of one tag and classes, at
     least ``MIN_CARDS`` (and ``MIN_PRICED_SHARE`` of them) holding a price and at most
-    ``MAX_CARD_WORDS`` content words."""
-    # (parent path, tag, classes) -> the sibling's step in the path -> its blocks
-    shapes: dict[tuple, dict[str, list[Block]]] = defaultdict(lambda: defaultdict(list))
-    for b in blocks:
-        steps = b.xpath.split("/")
-        # ancestors end with the block's own element; the cards are the elements above it
-        for k in range(2, len(b.ancestors) + 1):
-            a = b.ancestors[-k]
-            shapes[("/".join(steps[:-k]), a.tag, a.classes)][steps[-k]].append(b)
+    ``MAX_CARD_WORDS`` content words.
+
+    Only the priced blocks' ancestors are candidate cards (a page has a few dozen
+    prices), so the blocks are walked again only under a parent with enough of them.
+    """
+    priced = [b for b in blocks if PRICE.search(b.text)]
+    # (parent's path, tag, classes) -> the paths' last steps of the priced cards under it
+    shapes: dict[tuple, set[str]] = defaultdict(set)
+    for b in priced:
+        path = b.xpath
+        for a in reversed(b.ancestors[:-1]):  # the elements above the block's own, nearest first
+            path = path[:path.rfind("/")]
+            cut = path.rfind("/")
+            shapes[(path[:cut], a.tag, a.classes)].add(path[cut + 1:])
+    has_price = {b.index for b in priced}
     found: set[int] = set()
-    for cards in shapes.values():
-        if len(cards) < MIN_CARDS:
-            continue
-        priced = [card for card in cards.values()
-                  if sum(b.words for b in card if b.is_content) <= MAX_CARD_WORDS
-                  and any(PRICE.search(b.text) for b in card)]
-        if len(priced) >= MIN_CARDS and len(priced) >= MIN_PRICED_SHARE * len(cards):
-            found.update(b.index for card in priced for b in card)
+    for (parent, tag, classes), steps in shapes.items():
+        if len(steps) >= MIN_CARDS:
+            found.update(_rail(blocks, parent + "/", tag, classes, has_price))
     return found
+
+
+def _rail(blocks: list[Block], prefix: str, tag: str, classes: tuple[str, ...],
+          has_price: set[int]) -> list[int]:
+    """The blocks of the priced cards under ``prefix`` (elements of ``tag`` and ``classes``
+    that hold a block below their own element), when they make a rail."""
+    cards: dict[str, list[Block]] = defaultdict(list)
+    for b in blocks:
+        if b.xpath.startswith(prefix):
+            step, _, below = b.xpath[len(prefix):].partition("/")
+            up = below.count("/") + 2  # the card's place in the block's ancestors, from the end
+            if below and up <= len(b.ancestors):
+                a = b.ancestors[-up]
+                if a.tag == tag and a.classes == classes:
+                    cards[step].append(b)
+    priced = [card for card in cards.values()
+              if sum(b.words for b in card if b.is_content) <= MAX_CARD_WORDS
+              and any(b.index in has_price for b in card)]
+    if len(priced) < MIN_CARDS or len(priced) < MIN_PRICED_SHARE * len(cards):
+        return []
+    return [b.index for card in priced for b in card]
 
 
 class Rails(Step):
