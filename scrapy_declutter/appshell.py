@@ -122,14 +122,14 @@ def embedded_text(root: etree._Element) -> tuple[str, tuple[Block, ...]]:
         ident = script.get("id")
         text = script.text or ""
         if ident == "__NEXT_DATA__":
-            data, source = _json(text), ident
+            data, source = read_json(text), ident
             props = data.get("props") if isinstance(data, dict) else None
             if isinstance(props, dict) and props.get("pageProps") is not None:
                 data = props["pageProps"]
         elif ident == "__NUXT_DATA__":
-            data, source = _json(text), ident
+            data, source = read_json(text), ident
         elif _NUXT_STATE.match(text):
-            data, source = _json(_NUXT_STATE.sub("", text).rstrip().rstrip(";")), "window.__NUXT__"
+            data, source = read_json(_NUXT_STATE.sub("", text).rstrip().rstrip(";")), "window.__NUXT__"
         else:
             continue
         found = _body_blocks(data, script)
@@ -142,7 +142,7 @@ def embedded_text(root: etree._Element) -> tuple[str, tuple[Block, ...]]:
     return "", ()
 
 
-def _json(text: str) -> Any:
+def read_json(text: str) -> Any:
     try:
         return json.loads(text)
     except (ValueError, RecursionError) as exc:  # not JSON, or nested past the parser's depth
@@ -160,14 +160,14 @@ def _articles(root: etree._Element) -> list[dict[str, str]]:
         logger.debug("JSON-LD unreadable: %r", exc)
         return []
     found = []
-    for obj in _objects(items):
+    for obj in json_objects(items):
         body = obj.get("articleBody")
         if isinstance(body, str):
             found.append({"title": obj.get("headline") or obj.get("name") or "", "body": body})
     return found
 
 
-def _objects(data: Any) -> Iterator[dict[str, Any]]:
+def json_objects(data: Any) -> Iterator[dict[str, Any]]:
     """Every JSON object in ``data``, depth first, in document order."""
     stack = [data]
     while stack:
@@ -182,7 +182,7 @@ def _objects(data: Any) -> Iterator[dict[str, Any]]:
 def _body_blocks(data: Any, script: etree._Element) -> tuple[Block, ...]:
     """The blocks of the longest prose string in ``data``, its title first."""
     best: tuple[int, str, str] = (EMBEDDED_MIN_WORDS - 1, "", "")
-    for obj in _objects(data):
+    for obj in json_objects(data):
         for value in obj.values() if isinstance(obj, dict) else ():
             if isinstance(value, str) and len(value) > 2 * best[0]:
                 words = _prose_words(value)
@@ -197,8 +197,12 @@ def _body_blocks(data: Any, script: etree._Element) -> tuple[Block, ...]:
                 if words > best[0]:
                     best = (words, value, "")
     _, body, title = best
-    if not body:
-        return ()
+    return data_blocks(body, title, script) if body else ()
+
+
+def data_blocks(body: str, title: str, script: etree._Element) -> tuple[Block, ...]:
+    """The blocks of a text the page carries as data (``body``, HTML or plain, under
+    ``title``), each with the path of the ``script`` that carries it."""
     found = segment(_document(body, title))
     path = script.getroottree().getpath(script)
     for b in found:
