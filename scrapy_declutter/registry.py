@@ -41,11 +41,13 @@ REGISTRY: dict[str, str] = {
     "title": "scrapy_declutter.steps.title:TitleHeading",
     "datatable": "scrapy_declutter.steps.datatable:DataTable",
     "teasers": "scrapy_declutter.steps.teasers:Teasers",
+    "itemlist": "scrapy_declutter.steps.itemlist:MainList",
     "thread": "scrapy_declutter.steps.thread:CommentThread",
 }
 #: What ``default`` means: the learned classifier, then the rules that look at a page whole
-#: (a data table kept, teasers and a reply thread left out), then the headline rule.
-DEFAULT = "learned+datatable+teasers+thread+title"
+#: (a data table and a listing's item list kept, teasers and a reply thread left out), then
+#: the headline rule.
+DEFAULT = "learned+datatable+teasers+itemlist+thread+title"
 
 _PART = re.compile(r"^\s*([\w.-]+)\s*(?:\((.*)\))?\s*$")
 
