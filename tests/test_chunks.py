@@ -46,7 +46,7 @@ def result_of(path: Path, extractor: str = "default") -> Result:
 
 
 #: The text starting with the page's headline, so the heading paths start with it too.
-TITLE_IN_TEXT = "learned+datatable+teasers+thread+title(in_text=true)"
+TITLE_IN_TEXT = "learned+datatable+teasers+itemlist+thread+title(in_text=true)"
 
 
 def same_unit(a: Block, b: Block) -> bool:

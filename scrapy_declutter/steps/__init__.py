@@ -10,9 +10,9 @@ every page of a crawl.
 
 One module or subpackage per algorithm, with its features and model reader
 beside it: ``density`` (seed 000), ``justext`` (seed 003), ``tree`` (seed
-004), ``title`` (the headline rule), ``datatable``, ``teasers`` and ``thread``
-(rules that look at a page whole: a data table, a headline river, a reply
-thread), ``boilerpipe/`` (seed
+004), ``title`` (the headline rule), ``datatable``, ``teasers``, ``itemlist`` and
+``thread`` (rules that look at a page whole: a data table, a headline river, a
+listing's item list, a reply thread), ``boilerpipe/`` (seed
 002), ``dragnet/`` (seed 001, with CETR), ``learned/`` (the default
 classifier), and ``embedded``, which ``api.result_of`` runs after every
 extractor: on an app shell it adds the blocks of the text the page embeds. Steps import ``page`` and what lies below it, never

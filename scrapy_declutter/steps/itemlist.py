@@ -41,10 +41,13 @@ MIN_MEAN_ITEM_WORDS = 6
 #: The largest such list is the page's when it holds this share of the page's words,
 #: ...
 MIN_PAGE_SHARE = 0.3
-#: ... is kept when less than this share of its words was kept and its blocks' mean
-#: probability (weighted by words) reaches this; then its blocks of at least this
-#: probability are kept.
+#: ... is kept when less than this share of its words was kept, the text kept outside it
+#: is under this share of its words (the page lost its list, not an archive beside its
+#: articles: an Indymedia topic page kept its 959 words of stories, not the 1,417 of its
+#: headline archive) and its blocks' mean probability (weighted by words) reaches this;
+#: then its blocks of at least this probability are kept.
 MAX_KEPT_SHARE = 0.5
+MAX_KEPT_OUTSIDE = 0.5
 MIN_MEAN_PROBABILITY = 0.25
 MIN_BLOCK_PROBABILITY = 0.1
 #: One step of a block's XPath: a tag and, among same-tag siblings, its position.
@@ -101,8 +104,9 @@ def listing_probability(page: "Page") -> float:
 
 class MainList(Step):
     """Label content the blocks of a page's main item list (the largest ``item_lists``
-    one, holding ``MIN_PAGE_SHARE`` of its words) when the page may be a listing and the
-    chain left most of the list out though its blocks score ``MIN_MEAN_PROBABILITY``."""
+    one, holding ``MIN_PAGE_SHARE`` of its words) when the page may be a listing, the
+    chain left most of the list out and kept little else, and the list's blocks score
+    ``MIN_MEAN_PROBABILITY`` on average."""
 
     name = "itemlist"
 
@@ -117,7 +121,10 @@ class MainList(Step):
         if words < MIN_PAGE_SHARE * sum(b.words for b in page.blocks):
             return
         blocks = main.blocks
-        if sum(b.words for b in blocks if b.is_content) >= MAX_KEPT_SHARE * words:
+        kept = sum(b.words for b in blocks if b.is_content)
+        if kept >= MAX_KEPT_SHARE * words:
+            return
+        if sum(b.words for b in page.blocks if b.is_content) - kept >= MAX_KEPT_OUTSIDE * words:
             return
         if sum(b.words * b.score for b in blocks) < MIN_MEAN_PROBABILITY * words:
             return
