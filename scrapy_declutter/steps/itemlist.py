@@ -50,8 +50,9 @@ MAX_KEPT_SHARE = 0.5
 MAX_KEPT_OUTSIDE = 0.5
 MIN_MEAN_PROBABILITY = 0.25
 MIN_BLOCK_PROBABILITY = 0.1
-#: One step of a block's XPath: a tag and, among same-tag siblings, its position.
-_STEP = re.compile(r"^([\w.-]+)\[(\d+)\]$")
+#: A step of a block's XPath that is one of several same-tag siblings: ``/tag[position]``
+#: (a scan of the whole path in C: a page's blocks hold tens of thousands of steps).
+_SIBLING = re.compile(r"/([^/\[]+)\[(\d+)\](?=/|$)")
 
 
 class ItemList(NamedTuple):
@@ -74,20 +75,17 @@ def item_lists(blocks: list[Block]) -> list[ItemList]:
     """Every run of sibling elements (same parent, same tag) that has the shape of an item
     list: ``MIN_ITEMS`` items or more with words, each of few blocks and words, several
     words an item on average."""
-    found: dict[tuple[str, str], dict[int, list[Block]]] = defaultdict(lambda: defaultdict(list))
+    found: dict[tuple[str, str], dict[str, list[Block]]] = defaultdict(lambda: defaultdict(list))
     for b in blocks:
-        if not b.words:
-            continue
-        steps = b.xpath.strip("/").split("/")
-        for depth in range(1, len(steps)):
-            match = _STEP.match(steps[depth])
-            if match:
-                found["/".join(steps[:depth]), match.group(1)][int(match.group(2))].append(b)
+        if b.words:
+            xpath = b.xpath
+            for step in _SIBLING.finditer(xpath):
+                found[xpath[:step.start()], step[1]][step[2]].append(b)
     lists = []
     for (parent, tag), by_position in found.items():
-        items = list(by_position.values())
-        if len(items) < MIN_ITEMS:
+        if len(by_position) < MIN_ITEMS:
             continue
+        items = list(by_position.values())
         words = [sum(b.words for b in item) for item in items]
         if (max(map(len, items)) <= MAX_ITEM_BLOCKS and max(words) <= MAX_ITEM_WORDS
                 and sum(words) >= MIN_MEAN_ITEM_WORDS * len(items)):
