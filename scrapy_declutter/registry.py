@@ -41,6 +41,7 @@ REGISTRY: dict[str, str] = {
     "title": "scrapy_declutter.steps.title:TitleHeading",
     "datatable": "scrapy_declutter.steps.datatable:DataTable",
     "teasers": "scrapy_declutter.steps.teasers:Teasers",
+    "itemlist": "scrapy_declutter.steps.itemlist:MainList",
     "thread": "scrapy_declutter.steps.thread:CommentThread",
     "overlays": "scrapy_declutter.steps.overlays:Overlays",
     "specs": "scrapy_declutter.steps.specs:SpecLists",
@@ -48,10 +49,10 @@ REGISTRY: dict[str, str] = {
     "productdata": "scrapy_declutter.steps.productdata:ProductData",
 }
 #: What ``default`` means: the learned classifier, then the rules that look at a page whole
-#: (a data table kept, teasers and a reply thread left out; on a product page its overlay
-#: boxes and recommendation rails left out, its specification lists kept whole, its
-#: structured description added when the text lacks it), then the headline rule.
-DEFAULT = "learned+datatable+teasers+thread+overlays+specs+rails+productdata+title"
+#: (a data table and a listing's item list kept, teasers and a reply thread left out; on a
+#: product page its overlay boxes and recommendation rails left out, its specification lists
+#: kept whole, its structured description added when the text lacks it), then the headline rule.
+DEFAULT = "learned+datatable+teasers+itemlist+thread+overlays+specs+rails+productdata+title"
 
 _PART = re.compile(r"^\s*([\w.-]+)\s*(?:\((.*)\))?\s*$")
 

@@ -46,7 +46,7 @@ def result_of(path: Path, extractor: str = "default") -> Result:
 
 
 #: The text starting with the page's headline, so the heading paths start with it too.
-TITLE_IN_TEXT = ("learned+datatable+teasers+thread+overlays+specs+rails+productdata"
+TITLE_IN_TEXT = ("learned+datatable+teasers+itemlist+thread+overlays+specs+rails+productdata"
                  "+title(in_text=true)")
 
 

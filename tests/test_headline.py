@@ -113,9 +113,9 @@ def test_markdown_title_without_a_heading_is_the_title_without_the_site_name():
 @pytest.mark.parametrize(("extractor", "in_text", "chain"), [
     ("default", False, "default"),
     ("default", True,
-     "learned+datatable+teasers+thread+overlays+specs+rails+productdata+title(in_text=true)"),
+     "learned+datatable+teasers+itemlist+thread+overlays+specs+rails+productdata+title(in_text=true)"),
     ('default(favor="recall")', True,
-     ('learned(favor="recall")+datatable+teasers+thread+overlays+specs+rails+productdata'
+     ('learned(favor="recall")+datatable+teasers+itemlist+thread+overlays+specs+rails+productdata'
       '+title(in_text=true)')),
     ("learned+title", True, "learned+title(in_text=true)"),
     ("learned+title(in_text=false)", True, "learned+title(in_text=false)"),  # written out: kept

@@ -250,9 +250,11 @@ def test_smoothing_pulls_a_lone_block_towards_its_neighbours():
 
 def test_default_extractor_is_the_learned_classifier():
     # Then the page rules and the headline rule, each relabelling a few blocks at most.
-    assert DEFAULT == "learned+datatable+teasers+thread+overlays+specs+rails+productdata+title"
+    assert DEFAULT == ("learned+datatable+teasers+itemlist+thread+overlays+specs+rails+productdata"
+                       "+title")
     result = extract(ARTICLE, "https://example.com/budget")
-    assert {b.step for b in result.blocks} <= {"learned", "datatable", "teasers", "thread", "title"}
+    assert {b.step for b in result.blocks} <= {"learned", "datatable", "teasers", "itemlist", "thread",
+                                               "overlays", "specs", "rails", "productdata", "title"}
     assert "Paragraph 3" in result.text
     assert "Sport" not in result.text and "Privacy" not in result.text
     scores = {b.text[:12]: b.score for b in result.blocks}

@@ -1,7 +1,7 @@
 """Rule steps measured against each other on the labels of one classifier run a page.
 
 A rule that runs after the learned step (``title``, ``datatable``, ``teasers``,
-``thread``) changes a few pages of a data set; ``evaluate`` would run the
+``itemlist``, ``thread``) changes a few pages of a data set; ``evaluate`` would run the
 model once per chain to see them. Here the model runs once a page, and each
 chain's rule steps run on a copy of its labels: the same scores as
 ``evaluate -e learned+RULES`` (without ``embedded``, which only app shells
@@ -26,11 +26,12 @@ from .metric import snippet_hits, word_prf
 
 #: name -> the rule steps after ``learned``; the first is the baseline of the table.
 CHAINS: dict[str, str] = {
-    "default": "datatable+teasers+thread+title",
-    "title-in-text": "datatable+teasers+thread+title(in_text=true)",
-    "no-datatable": "teasers+thread+title",
-    "no-teasers": "datatable+thread+title",
-    "no-thread": "datatable+teasers+title",
+    "default": "datatable+teasers+itemlist+thread+title",
+    "title-in-text": "datatable+teasers+itemlist+thread+title(in_text=true)",
+    "no-datatable": "teasers+itemlist+thread+title",
+    "no-teasers": "datatable+itemlist+thread+title",
+    "no-itemlist": "datatable+teasers+thread+title",
+    "no-thread": "datatable+teasers+itemlist+title",
     "title-only": "title",
 }
 #: An F1 change smaller than this is no change.

@@ -10,11 +10,11 @@ every page of a crawl.
 
 One module or subpackage per algorithm, with its features and model reader
 beside it: ``density`` (seed 000), ``justext`` (seed 003), ``tree`` (seed
-004), ``title`` (the headline rule), ``datatable``, ``teasers`` and ``thread``
-(rules that look at a page whole: a data table, a headline river, a reply
-thread), ``overlays``, ``specs``, ``rails`` and ``productdata`` (rules for
-product pages: overlay boxes, specification lists, recommendation rails, the
-structured description), ``boilerpipe/`` (seed
+004), ``title`` (the headline rule), ``datatable``, ``teasers``, ``itemlist`` and
+``thread`` (rules that look at a page whole: a data table, a headline river, a
+listing's item list, a reply thread), ``overlays``, ``specs``, ``rails`` and
+``productdata`` (rules for product pages: overlay boxes, specification lists,
+recommendation rails, the structured description), ``boilerpipe/`` (seed
 002), ``dragnet/`` (seed 001, with CETR), ``learned/`` (the default
 classifier), and ``embedded``, which ``api.result_of`` runs after every
 extractor: on an app shell it adds the blocks of the text the page embeds. Steps import ``page`` and what lies below it, never

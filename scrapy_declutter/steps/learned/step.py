@@ -31,6 +31,7 @@ import numpy as np
 
 from ...blocks import BOILERPLATE, COMMENT, CONTENT
 from ...errors import UnknownExtractorError
+from ...page import Slot
 from .. import Step
 
 if TYPE_CHECKING:
@@ -40,6 +41,9 @@ if TYPE_CHECKING:
 
 #: P(comment text) at or above which a block in a comment box is a comment.
 COMMENT_THRESHOLD = 0.5
+#: The page-type classifier's probability of each type (``pagetype.PAGE_TYPES``), for the
+#: steps after this one that weigh more than the most probable type (``itemlist``).
+TYPE_PROBABILITIES: Slot[dict[str, float]] = Slot("page-type probabilities")
 
 
 class LearnedClassifier(Step):
@@ -112,6 +116,7 @@ class LearnedClassifier(Step):
         if types is not None:
             page.page_type = PAGE_TYPES[int(np.argmax(types))]
             page.page_type_probability = float(types.max())
+            page.put(TYPE_PROBABILITIES, dict(zip(PAGE_TYPES, types.tolist())))
         favor = self.favor or model.meta.get("favor", "balanced")
         threshold = model.cut(favor, types) if self.threshold is None else self.threshold
         page_type = page.page_type if types is not None else ""
