@@ -33,7 +33,8 @@ def kept_text(page: Page) -> str:
 
 
 def test_the_default_runs_the_product_rules_after_the_page_rules():
-    assert DEFAULT == "learned+datatable+teasers+thread+overlays+specs+rails+productdata+title"
+    assert DEFAULT == ("learned+datatable+teasers+itemlist+thread+overlays+specs+rails+productdata"
+                       "+title")
 
 
 def test_a_privacy_policy_modal_on_a_product_page_goes():

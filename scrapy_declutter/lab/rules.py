@@ -24,14 +24,17 @@ from ..registry import build_extractor
 from .dataset import Sample, load_dataset
 from .metric import snippet_hits, word_prf
 
+#: The default's product rules, after the page rules in every chain below.
+PRODUCT = "overlays+specs+rails+productdata"
 #: name -> the rule steps after ``learned``; the first is the baseline of the table.
 CHAINS: dict[str, str] = {
-    "default": "datatable+teasers+itemlist+thread+title",
-    "title-in-text": "datatable+teasers+itemlist+thread+title(in_text=true)",
-    "no-datatable": "teasers+itemlist+thread+title",
-    "no-teasers": "datatable+itemlist+thread+title",
-    "no-itemlist": "datatable+teasers+thread+title",
-    "no-thread": "datatable+teasers+itemlist+title",
+    "default": f"datatable+teasers+itemlist+thread+{PRODUCT}+title",
+    "title-in-text": f"datatable+teasers+itemlist+thread+{PRODUCT}+title(in_text=true)",
+    "no-datatable": f"teasers+itemlist+thread+{PRODUCT}+title",
+    "no-teasers": f"datatable+itemlist+thread+{PRODUCT}+title",
+    "no-itemlist": f"datatable+teasers+thread+{PRODUCT}+title",
+    "no-thread": f"datatable+teasers+itemlist+{PRODUCT}+title",
+    "no-product-rules": "datatable+teasers+itemlist+thread+title",
     "title-only": "title",
 }
 #: An F1 change smaller than this is no change.
