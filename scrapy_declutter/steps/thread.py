@@ -127,9 +127,7 @@ class CommentThread(Step):
         blocks = page.blocks
         signed = signed_replies(blocks)
         if signed and _post_words(blocks[:signed.start]) >= MIN_POST_WORDS:
-            for b in blocks[signed.start:signed.stop]:
-                if b.is_content:
-                    b.set_label(COMMENT, min(b.score, 0.5), self.name)
+            self._comments(blocks[signed.start:signed.stop])
             return
         if page.page_type not in THREAD_TYPES:
             return
@@ -144,6 +142,10 @@ class CommentThread(Step):
         if _post_words([b for b in blocks[:first] if not b.xpath.startswith(thread)]) \
                 < MIN_POST_WORDS:
             return
-        for b in blocks[first:]:
-            if b.is_content and b.xpath.startswith(prefixes):
+        self._comments([b for b in blocks[first:] if b.xpath.startswith(prefixes)])
+
+    def _comments(self, blocks: list[Block]) -> None:
+        """Label ``comment`` the content among ``blocks``."""
+        for b in blocks:
+            if b.is_content:
                 b.set_label(COMMENT, min(b.score, 0.5), self.name)
