@@ -21,6 +21,6 @@ def test_the_learned_steps_parts_follow_it_and_fit_inside_it(tiny_dataset):
     # The wrappers are gone afterwards: the step calls the functions themselves again.
     assert features.page_features.__name__ == "page_features" and decide.decide.__name__ == "decide"
     table = format_stages(times)
-    total = float(re.search(r"total \(parse to labels\)\s+([\d.]+)", table).group(1))
+    total = float(re.search(r"total \(parse to freed page\)\s+([\d.]+)", table).group(1))
     whole = sum(v for k, v in times.items() if k != "lxml parse (floor)" and not k.startswith(PART))
     assert abs(total - whole) < 0.01

@@ -114,5 +114,5 @@ def format_stages(times: dict[str, float]) -> str:
     total = sum(v for k, v in times.items() if k != "lxml parse (floor)" and not k.startswith(PART))
     lines = [f"{'stage':<40} {'ms/page':>8}"]
     lines += [f"{name:<40} {ms:>8.2f}" for name, ms in times.items()]
-    lines.append(f"{'total (parse to labels)':<40} {total:>8.2f}")
+    lines.append(f"{'total (parse to freed page)':<40} {total:>8.2f}")
     return "\n".join(lines)
