@@ -260,13 +260,18 @@ def test_a_body_said_to_decode_as_utf8_is_decoded_so_and_parses_to_the_same_tree
 
 
 def test_most_cases_take_the_bytes_and_the_rest_are_decoded():
+    from w3lib.encoding import html_body_declared_encoding
+
     from scrapy_declutter.sniff import _is_utf8, decodes_as_utf8
 
     if _is_utf8 is None:
         pytest.skip("built without a compiler: every body is decoded")
     taken = [decodes_as_utf8(body, content_type) for body, content_type in DECODING_CASES]
+    # The HTML standard reads a <meta> that declares UTF-16 as UTF-8, and so does w3lib from
+    # 2.6 (2.5 answered "utf-16" and the body was decoded): the twelfth case follows w3lib.
+    meta_utf16_is_utf8 = html_body_declared_encoding(DECODING_CASES[11][0]) == "utf-8"
     assert taken == [True, True, False, False, False, True, False, False, True, False, False,
-                     False, True, False, True, True]
+                     meta_utf16_is_utf8, True, False, True, True]
 
 
 def test_a_page_from_its_bytes_has_the_blocks_of_a_page_from_its_decoded_text():
