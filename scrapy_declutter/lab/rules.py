@@ -1,8 +1,9 @@
 """Rule steps measured against each other on the labels of one classifier run a page.
 
-A rule that runs after the learned step (``title``, ``datatable``, ``teasers``,
-``itemlist``, ``thread``) changes a few pages of a data set; ``evaluate`` would run the
-model once per chain to see them. Here the model runs once a page, and each
+A rule that runs after the learned step (the default's rule steps: ``datatable``,
+``teasers``, ``itemlist``, ``thread``, the product rules, ``title``) changes a few pages
+of a data set; ``evaluate`` would run the model once per chain to see them. Here the
+model runs once a page, and each
 chain's rule steps run on a copy of its labels: the same scores as
 ``evaluate -e learned+RULES`` (without ``embedded``, which only app shells
 need), one model run a page.
@@ -20,21 +21,26 @@ from typing import Sequence
 
 from ..formats.text import join_blocks
 from ..page import Page
-from ..registry import build_extractor
+from ..registry import DEFAULT, build_extractor
 from .dataset import Sample, load_dataset
 from .metric import snippet_hits, word_prf
 
-#: The default's product rules, after the page rules in every chain below.
-PRODUCT = "overlays+specs+rails+productdata"
+#: The rule steps of the default, after ``learned``, and its product rules among them.
+_RULES = DEFAULT.split("+")[1:]
+_PRODUCT_RULES = ("overlays", "specs", "rails", "productdata")
+
+
+def _chain(*left_out: str, title: str = "title") -> str:
+    """The default's rule steps without ``left_out``, with ``title`` for its title step."""
+    return "+".join(title if step == "title" else step for step in _RULES if step not in left_out)
+
+
 #: name -> the rule steps after ``learned``; the first is the baseline of the table.
 CHAINS: dict[str, str] = {
-    "default": f"datatable+teasers+itemlist+thread+{PRODUCT}+title",
-    "title-in-text": f"datatable+teasers+itemlist+thread+{PRODUCT}+title(in_text=true)",
-    "no-datatable": f"teasers+itemlist+thread+{PRODUCT}+title",
-    "no-teasers": f"datatable+itemlist+thread+{PRODUCT}+title",
-    "no-itemlist": f"datatable+teasers+thread+{PRODUCT}+title",
-    "no-thread": f"datatable+teasers+itemlist+{PRODUCT}+title",
-    "no-product-rules": "datatable+teasers+itemlist+thread+title",
+    "default": _chain(),
+    "title-in-text": _chain(title="title(in_text=true)"),
+    **{f"no-{step}": _chain(step) for step in ("datatable", "teasers", "itemlist", "thread")},
+    "no-product-rules": _chain(*_PRODUCT_RULES),
     "title-only": "title",
 }
 #: An F1 change smaller than this is no change.
