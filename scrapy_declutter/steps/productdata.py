@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from ..appshell import data_blocks, json_objects, read_json
 from ..blocks import CONTENT
 from . import Step
+from .learned.text import WORD
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -32,7 +33,6 @@ MIN_WORDS = 10
 MAX_COVERED = 0.3
 #: The page types whose description is added.
 PAGE_TYPES = frozenset({"product"})
-_WORD = re.compile(r"\w+")
 
 
 def _is_product(obj: dict) -> bool:
@@ -54,7 +54,7 @@ def product_description(root: "etree._Element") -> tuple[str, "etree._Element | 
             text = obj.get("description")
             if _is_product(obj) and isinstance(text, str):
                 text = html.unescape(text)
-                if len(_WORD.findall(text)) >= MIN_WORDS:
+                if len(WORD.findall(text)) >= MIN_WORDS:
                     return text, script
     return "", None
 
@@ -71,8 +71,8 @@ class ProductData(Step):
         text, script = product_description(page.root)
         if script is None:
             return
-        words = Counter(_WORD.findall(text.lower()))
-        kept = Counter(w for b in page.blocks if b.is_content for w in _WORD.findall(b.text.lower()))
+        words = Counter(WORD.findall(text.lower()))
+        kept = Counter(w for b in page.blocks if b.is_content for w in WORD.findall(b.text.lower()))
         if sum((words & kept).values()) >= MAX_COVERED * sum(words.values()):
             return
         start = len(page.blocks)
