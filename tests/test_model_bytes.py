@@ -4,13 +4,14 @@ malformed blobs and models of other versions refused."""
 from __future__ import annotations
 
 import json
+import random
 import zlib
 
 import numpy as np
 import pytest
 
 from scrapy_declutter.errors import ModelFormatError, ModelVersionError
-from scrapy_declutter.sitelearning.model import SiteModel
+from scrapy_declutter.sitelearning.model import MAX_FINGERPRINTS, SiteModel, _capped
 from scrapy_declutter.sitelearning.modelbytes import MAGIC, narrowest, pack, unpack
 from scrapy_declutter.sitelearning.ngram import DISCARD, KEEP
 
@@ -84,3 +85,15 @@ def test_a_newer_stored_form_is_refused_as_newer():
     header, arrays = unpack(model.to_bytes(), 1 << 20)
     with pytest.raises(ModelVersionError):
         SiteModel.from_bytes(pack({**header, "version": 99}, arrays))
+
+
+def test_a_full_table_keeps_the_most_frequent_keys_the_newest_among_equals_in_order():
+    rng = random.Random(7)
+    for top in (1, 3, 40):  # all keys tied; a few counts; many
+        counts = {rng.getrandbits(63): rng.randint(1, top) for _ in range(MAX_FINGERPRINTS * 5 // 4 + 50)}
+        # The specification: rank by (count, age), newest first among equals; keep the order.
+        ranked = sorted(enumerate(counts.items()), key=lambda item: (item[1][1], item[0]), reverse=True)
+        expected = {key: n for _, (key, n) in sorted(ranked[:MAX_FINGERPRINTS])}
+        kept = _capped(dict(counts))
+        assert len(kept) == MAX_FINGERPRINTS
+        assert list(kept.items()) == list(expected.items())

@@ -13,7 +13,13 @@ import random
 from scrapy_declutter import Declutter
 from scrapy_declutter.sitelearning.learner import TEMPLATE_STEP
 from scrapy_declutter.sitelearning.model import SiteModel
-from scrapy_declutter.sitelearning.places import structure_key
+from scrapy_declutter.sitelearning.places import folded_hash, keyed_at
+
+
+def structure_key(path: str, text: str) -> int:
+    """The structural key of a block at ``path`` as the site step computes it (0: none)."""
+    folded = folded_hash(text)
+    return keyed_at(path, folded) if folded else 0
 
 AUTHORS = ["Jane Roe", "Tom Hart", "Ann Lee", "Raj Patel", "Mia Chen", "Olu Ade"]
 MONTHS = ["March", "April", "May", "June", "July", "August"]

@@ -56,9 +56,11 @@ def _capped(counts: dict[int, int]) -> dict[int, int]:
     """The ``MAX_FINGERPRINTS`` most frequent keys (newest first among equals) past 5/4 of it."""
     if len(counts) <= MAX_FINGERPRINTS * 5 // 4:
         return counts
-    # dicts keep insertion order: a larger rank is a newer key
-    ranked = sorted(enumerate(counts.items()), key=lambda item: (item[1][1], item[0]), reverse=True)
-    return {key: n for _, (key, n) in sorted(ranked[:MAX_FINGERPRINTS])}
+    ranked = sorted(counts.values(), reverse=True)
+    cut = ranked[MAX_FINGERPRINTS - 1]
+    tied = [key for key, n in counts.items() if n == cut]  # oldest first: dicts keep order
+    newest = set(tied[len(tied) - (MAX_FINGERPRINTS - ranked.index(cut)):])
+    return {key: n for key, n in counts.items() if n > cut or key in newest}
 
 
 @dataclass
@@ -68,7 +70,7 @@ class SiteModel:
     site: str
     pages: int = 0
     fingerprints: dict[int, int] = field(default_factory=dict)
-    #: Structural keys (``places.structure_key``) and the pages each was seen on.
+    #: Structural keys (``places.keyed_at``) and the pages each was seen on.
     structures: dict[int, int] = field(default_factory=dict)
     #: Place (``places.containers``) -> pages whose confident content it held.
     containers: dict[str, int] = field(default_factory=dict)

@@ -38,7 +38,7 @@ class PageKeys:
     places: Places
     #: Fingerprints (``model.fingerprint``) of the blocks, in order.
     fingerprints: list[int]
-    #: Structural keys (``places.structure_key``, 0: none) of the blocks, in order.
+    #: Structural keys (``places.keyed_at``, 0: none) of the blocks, in order.
     structures: list[int] = field(default_factory=list)
     #: Structural key -> (text, path) of its block: the example of a key that becomes template.
     samples: dict[int, tuple[str, str]] = field(default_factory=dict)

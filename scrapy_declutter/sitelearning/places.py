@@ -1,7 +1,7 @@
 """A block's place in its page: the tag/id/class path from the root to its element.
 
 Paths have no positions (``div[3]`` shifts with one more teaser) and are
-normalised as fingerprints are. The structural template (``structure_key``) is a
+normalised as fingerprints are. The structural template (``keyed_at``) is a
 place and its text with names folded; the content container (``containers``) the
 deepest named place holding most of the text the generic steps were sure of.
 """
@@ -111,15 +111,9 @@ except ImportError:  # installed without a compiler
 _folded = remembered(lambda text: fingerprint(_fold_names(text)))
 
 
-def structure_key(path: str, text: str) -> int:
-    """The structural key of a block at ``path``: its place and its text, names folded too
-    (0: none, as ``folded_hash``)."""
-    folded = folded_hash(text)
-    return keyed_at(path, folded) if folded else 0
-
-
 def keyed_at(path: str, folded: int) -> int:
-    """``structure_key`` of a text whose ``folded_hash`` is ``folded`` (not 0)."""
+    """The structural key of a block at ``path`` whose text's ``folded_hash`` is ``folded`` (not 0):
+    its place and its text, names folded too."""
     return ((_path_hash(path) * _MIX) ^ folded) & HASH_MASK or 1
 
 
@@ -130,20 +124,24 @@ def containers(places: Places, weights: Sequence[int], *, share: float,
                min_total: int = 1) -> list[str]:
     """The places that name themselves (an id, a class, ``CONTAINER_TAGS``) whose subtree
     holds ``share`` of the ``weights``; none when they sum to under ``min_total``. Weights are
-    summed per element first: its blocks share it, so each path is looked up once."""
+    summed per parent, then per element above: blocks share them, so each lineage is walked
+    and each path looked up once."""
     total = sum(weights)
     if total < max(min_total, 1):
         return []
-    per_element: dict[int, list] = {}  # id(Ancestor) -> [weight, its lineage]
+    per_parent: dict[int, list] = {}  # id(parent's Ancestor) -> [weight, a block's lineage]
     for i, w in enumerate(weights):
         ancestors = places.blocks[i].ancestors
-        if w and ancestors and ancestors[0].tag == "html":  # a cut lineage has no places
-            for depth in range(len(ancestors) - 1):  # the block's own element is not one
-                held = per_element.get(id(ancestors[depth]))
-                if held is None:
-                    per_element[id(ancestors[depth])] = [w, ancestors[:depth + 1]]
-                else:
-                    held[0] += w
+        if w and len(ancestors) > 1 and ancestors[0].tag == "html":  # a cut lineage has no places
+            per_parent.setdefault(id(ancestors[-2]), [0, ancestors])[0] += w
+    per_element: dict[int, list] = {}  # id(Ancestor) -> [weight, its lineage]
+    for w, ancestors in per_parent.values():
+        for depth in range(len(ancestors) - 1):  # the block's own element is not one
+            held = per_element.get(id(ancestors[depth]))
+            if held is None:
+                per_element[id(ancestors[depth])] = [w, ancestors[:depth + 1]]
+            else:
+                held[0] += w
     by_path: dict[str, int] = {}
     for w, lineage in per_element.values():
         path = places._path(lineage)
