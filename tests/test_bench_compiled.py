@@ -89,3 +89,28 @@ def test_site_learning_counts_test_sites_through_one_declutter(tmp_path, tiny_da
     done = subprocess.run([sys.executable, instructions.__file__, str(job)], capture_output=True,
                           text=True, env=environment_with(str(ROOT)), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_site_steps_parts_routed_to_be_counted_apart_give_the_same_results(tmp_path):
+    # Every part of SITE_GROUP called through its C function, on pages of one site (its template
+    # learned and applied: the rules ran).
+    bodies = sorted((ROOT / "example_project" / "site").rglob("*.html"))[:8]
+    script = (
+        "from pathlib import Path; from scrapy_declutter import Declutter\n"
+        "from scrapy_declutter.lab.bench.stagecount import GROUPS, route\n"
+        "from scrapy_declutter.sitelearning.learner import SiteLearner\n"
+        f"raws = [Path(p).read_bytes() for p in {[str(b) for b in bodies]!r}] * 2\n"
+        "def texts():\n"
+        "    with Declutter(site_key='fixed:one') as d:\n"
+        "        return [(r.text, r.site_learning) for r in (d.extract(raw, f'https://one.example/{k}')\n"
+        "                                                   for k, raw in enumerate(raws))]\n"
+        "before = texts(); apply = SiteLearner.apply\n"
+        "route(len(GROUPS))\n"
+        "assert SiteLearner.apply is not apply\n"
+        "after = texts()\n"
+        "assert after == before\n"
+        "print(sum(bool(s and s.template) for _, s in after))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=environment_with(str(ROOT)), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > 0

@@ -5,14 +5,18 @@ with a ``group`` in its job calls ``route`` first. Callgrind counts C functions,
 so each stage of one ``GROUPS`` entry is called through a C function of the
 interpreter of its own (``VIA``: ``itertools.starmap``'s ``starmap_next``,
 ``filter``'s ``filter_next``...), and that function's inclusive count is the
-stage's instructions. The stages of one group do not nest; a group is one
-process, run twice (``warm_only``: what the stages spend once, taken off).
+stage's instructions. A group is one process, run twice (``warm_only``: what the
+stages spend once, taken off); its stages may nest (an indented label is a part of
+the one above it), as each has a C function of its own. With ``--site-learning``
+the pages go through one ``Declutter`` and ``SITE_GROUP``, the site step's parts,
+is counted too.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 import itertools
 import re
 import subprocess
@@ -38,6 +42,16 @@ GROUPS = (
      ("  chain columns", _L + "features", "chain_columns"),
      ("  region columns", _L + "features", "region_columns"),
      ("  block columns", _L + "features", "block_columns")),
+)
+_S = "scrapy_declutter.sitelearning."
+#: The site step's parts (a ``Class.method`` is routed on its class): each runs once a page, as
+#: the wrapper ``VIA`` adds costs a few thousand instructions a call.
+SITE_GROUP = (
+    ("site step", _S + "step", "SiteStep.process"),
+    ("  page keys", _S + "learner", "page_keys"),
+    ("    content container", _S + "pagekeys", "containers"),
+    ("  rules", _S + "learner", "SiteLearner.apply"),
+    ("learning (both models)", _S + "learner", "SiteLearner.learn"),
 )
 
 
@@ -87,10 +101,11 @@ def inclusive_counts(out: Path) -> dict[str, int]:
     return counts
 
 
-def stage_table(found: list[tuple[int, dict[str, int]]], pages: int) -> str:
-    """The table ``bench-compiled --stages`` prints from its runs (per group: warm only, then
-    over the pages; each (total, inclusive counts)): M instructions a page of each stage
-    and its share of ``extract()``'s (group 0's total less its warm run)."""
+def stage_table(found: list[tuple[int, dict[str, int]]], pages: int,
+                groups: tuple = GROUPS, what: str = "extract()") -> str:
+    """The table ``bench-compiled --stages`` prints from its runs (per group of ``groups``: warm
+    only, then over the pages; each (total, inclusive counts)): M instructions a page of each
+    stage and its share of ``what``'s (group 0's total less its warm run)."""
     def per_page(warm: dict[str, int], full: dict[str, int], key: str) -> float:
         def of(counts: dict[str, int]) -> int:
             return sum(v for name, v in counts.items() if name.endswith(key) or f"{key} " in name)
@@ -98,21 +113,29 @@ def stage_table(found: list[tuple[int, dict[str, int]]], pages: int) -> str:
 
     total = (found[1][0] - found[0][0]) / pages
     rows = []
-    for group, stages in enumerate(GROUPS):
+    for group, stages in enumerate(groups):
         warm, full = found[2 * group][1], found[2 * group + 1][1]
         for (label, _, _), (via, _) in zip(stages, VIA):
             rows.append((label, per_page(warm, full, f":{via}")))
     for label, name in COMPILED:
         rows.append((label, per_page(found[0][1], found[1][1], name)))
     lines = [f"{'stage':<34} {'M/page':>8} {'share':>7}",
-             f"{'extract(), all of it':<34} {total / 1e6:>8.2f} {100.0:>6.1f}%"]
+             f"{what + ', all of it':<34} {total / 1e6:>8.2f} {100.0:>6.1f}%"]
     lines += [f"{label:<34} {n / 1e6:>8.2f} {100 * n / total:>6.1f}%" for label, n in rows]
     return "\n".join(lines)
 
 
 def route(group: int) -> None:
-    """Send every caller of the group's stages (module-level names) through ``VIA``."""
-    for (_, module, name), (_, wrap) in zip(GROUPS[group], VIA):
+    """Send every caller of the group's stages (of ``GROUPS``, then ``SITE_GROUP``) through
+    ``VIA``: a module-level name in every module that holds it, a method on its class."""
+    for (_, module, name), (_, wrap) in zip((*GROUPS, SITE_GROUP)[group], VIA):
+        owner, _, name = name.rpartition(".")
+        if owner:
+            cls = getattr(importlib.import_module(module), owner)
+            static = isinstance(inspect.getattr_static(cls, name), staticmethod)
+            wrapped = wrap(getattr(cls, name))
+            setattr(cls, name, staticmethod(wrapped) if static else wrapped)
+            continue
         stage = getattr(importlib.import_module(module), name)
         wrapped = wrap(stage)
         for loaded in list(sys.modules.values()):

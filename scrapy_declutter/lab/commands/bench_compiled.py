@@ -40,7 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "plain floor's (lxml.html.document_fromstring of the bytes) beside it")
     p.add_argument("--stages", action="store_true",
                    help="instead, count each stage of extract() apart (lab.bench.stagecount), "
-                        "every module built")
+                        "every module built; with --site-learning, of Declutter, the site step's "
+                        "parts too")
     p.add_argument("--site-learning", action="store_true",
                    help="count the pages through one Declutter over a memory store too (in "
                         "order, so a dataset's sites are learned as a crawl would) and print "
@@ -82,16 +83,20 @@ def run(args: argparse.Namespace) -> int:
             path.write_bytes(body)
             pages.append([url, str(path)])
         if args.stages:
-            from ..bench.stagecount import GROUPS, stage_table
+            from ..bench.stagecount import GROUPS, SITE_GROUP, stage_table
 
-            runs = [(group, warm_only) for group in range(len(GROUPS)) for warm_only in (True, False)]
+            groups = (*GROUPS, SITE_GROUP) if args.site_learning else GROUPS
+            runs = [(group, warm_only) for group in range(len(groups)) for warm_only in (True, False)]
             with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
                 found = list(pool.map(lambda k: _instructions(Path(tmp), k, {
                     "pages": pages, "extractor": args.extractor, "hidden": [], "group": runs[k][0],
-                    "warm_only": runs[k][1]}, inclusive=True), range(len(runs))))
-            print(f"extract() on the first {len(pages)} pages of {args.dataset}, extractor "
+                    "site_learning": args.site_learning, "warm_only": runs[k][1]}, inclusive=True),
+                    range(len(runs))))
+            what = "Declutter" if args.site_learning else "extract()"
+            print(f"{what} on {len(pages)} pages of {args.dataset}"
+                  f"{f' ({args.test_sites[0]} test sites)' if args.test_sites else ''}, extractor "
                   f"{args.extractor!r}, each stage counted apart (M instructions a page)")
-            print(stage_table(found, len(pages)))
+            print(stage_table(found, len(pages), groups, what))
             return 0
 
         learning = (False, True) if args.site_learning else (False,)
