@@ -44,8 +44,8 @@ GROUPS = (
      ("  block columns", _L + "features", "block_columns")),
 )
 _S = "scrapy_declutter.sitelearning."
-#: The site step's parts (a ``Class.method`` is routed on its class): each runs once a page, as
-#: the wrapper ``VIA`` adds costs a few thousand instructions a call.
+#: The site step's parts (a ``Class.method`` is routed on its class), each called once a page:
+#: a ``VIA`` wrapper costs a few thousand instructions a call, too much for a part per block.
 SITE_GROUP = (
     ("site step", _S + "step", "SiteStep.process"),
     ("  page keys", _S + "learner", "page_keys"),
