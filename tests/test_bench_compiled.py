@@ -21,6 +21,12 @@ from scrapy_declutter.segment import COMPILED
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _python(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """Run this Python on ``args`` with this checkout first on its path."""
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True,
+                          env=environment_with(str(ROOT)), cwd=cwd)
+
+
 def test_the_modules_found_are_the_compiled_ones_built_here():
     names = compiled_modules()
     if COMPILED is None:
@@ -36,8 +42,7 @@ def test_a_hidden_module_leaves_its_caller_on_the_reference(tmp_path):
     job = tmp_path / "job.json"
     job.write_text(json.dumps({"pages": [["http://example.com/a", str(page)]], "extractor": "default",
                                "hidden": ["scrapy_declutter._segment"], "warm_only": False}))
-    done = subprocess.run([sys.executable, instructions.__file__, str(job)], capture_output=True,
-                          text=True, env=environment_with(str(ROOT)), cwd=tmp_path)
+    done = _python(instructions.__file__, str(job), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "the compiled segmentation walk is not available" in done.stderr
 
@@ -65,8 +70,7 @@ def test_stages_routed_to_be_counted_apart_give_the_same_result(tmp_path):
         "assert after.text == before.text and after.language == before.language\n"
         "assert [b.label for b in after.blocks] == [b.label for b in before.blocks]\n"
         "print(len(before.blocks))\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=environment_with(str(ROOT)), cwd=tmp_path)
+    done = _python("-c", script, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) > 0
 
@@ -86,8 +90,7 @@ def test_site_learning_counts_test_sites_through_one_declutter(tmp_path, tiny_da
         paths.append([url, str(tmp_path / f"{n}.html")])
     job.write_text(json.dumps({"pages": paths, "extractor": "default", "hidden": [],
                                "site_learning": True, "warm_only": False}))
-    done = subprocess.run([sys.executable, instructions.__file__, str(job)], capture_output=True,
-                          text=True, env=environment_with(str(ROOT)), cwd=tmp_path)
+    done = _python(instructions.__file__, str(job), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
 
 
@@ -110,7 +113,6 @@ def test_the_site_steps_parts_routed_to_be_counted_apart_give_the_same_results(t
         "after = texts()\n"
         "assert after == before\n"
         "print(sum(bool(s and s.template) for _, s in after))\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=environment_with(str(ROOT)), cwd=tmp_path)
+    done = _python("-c", script, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) > 0

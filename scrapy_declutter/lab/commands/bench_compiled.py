@@ -82,6 +82,9 @@ def run(args: argparse.Namespace) -> int:
             path = Path(tmp) / f"{n}.html"
             path.write_bytes(body)
             pages.append([url, str(path)])
+        size = "" if args.max_bytes is None else f" of at most {args.max_bytes:,} bytes"
+        what = (f"the {len(pages)} pages of {args.test_sites[0]} test sites made of {args.dataset}'s"
+                if args.test_sites else f"the first {len(pages)} pages{size} of {args.dataset}")
         if args.stages:
             from ..bench.stagecount import GROUPS, SITE_GROUP, stage_table
 
@@ -92,11 +95,10 @@ def run(args: argparse.Namespace) -> int:
                     "pages": pages, "extractor": args.extractor, "hidden": [], "group": runs[k][0],
                     "site_learning": args.site_learning, "warm_only": runs[k][1]}, inclusive=True),
                     range(len(runs))))
-            what = "Declutter" if args.site_learning else "extract()"
-            print(f"{what} on {len(pages)} pages of {args.dataset}"
-                  f"{f' ({args.test_sites[0]} test sites)' if args.test_sites else ''}, extractor "
-                  f"{args.extractor!r}, each stage counted apart (M instructions a page)")
-            print(stage_table(found, len(pages), groups, what))
+            counted = "Declutter" if args.site_learning else "extract()"
+            print(f"{counted} on {what}, extractor {args.extractor!r}, each stage counted apart "
+                  "(M instructions a page)")
+            print(stage_table(found, len(pages), groups, counted))
             return 0
 
         learning = (False, True) if args.site_learning else (False,)
@@ -112,9 +114,6 @@ def run(args: argparse.Namespace) -> int:
         n = len(learning)  # counts a variant: extract(), then Declutter with --site-learning
         rows = [per_page[i:i + n] for i in range(0, (len(modules) + 1) * n, n)]
         built = rows[0]
-        size = "" if args.max_bytes is None else f" of at most {args.max_bytes:,} bytes"
-        what = (f"the {len(pages)} pages of {args.test_sites[0]} test sites made of {args.dataset}'s"
-                if args.test_sites else f"the first {len(pages)} pages{size} of {args.dataset}")
         print(f"extract() on {what} "
               f"({sum(len(body) for _, body in samples) / len(samples) / 1000:.1f} KB a page), extractor "
               f"{args.extractor!r}: {built[0] / 1e6:.2f} M instructions a page with every module built")
