@@ -42,6 +42,16 @@ GROUPS = (
      ("  chain columns", _L + "features", "chain_columns"),
      ("  region columns", _L + "features", "region_columns"),
      ("  block columns", _L + "features", "block_columns")),
+    # The parts around those (a ``Class.method`` is routed on its class): what the first two
+    # groups leave out, so the table adds up to extract()'s instructions.
+    (("input checks (size, blank, binary)", "scrapy_declutter.page", "Page.refused"),
+     ("UTF-8 check", "scrapy_declutter.page", "decodes_as_utf8"),
+     ("page build (from its tree)", "scrapy_declutter.page", "Page.from_tree"),
+     ("chain of steps", "scrapy_declutter.registry", "Extractor.run"),
+     ("  learned step", _L + "step", "LearnedClassifier.process"),
+     ("    scores (before decisions)", _L + "step", "score_page"),
+     ("      page-type probabilities", _L + "model", "BlockModel.type_probabilities"),
+     ("    labels written", _L + "columns", "set_labels")),
 )
 _S = "scrapy_declutter.sitelearning."
 #: The site step's parts (a ``Class.method`` is routed on its class), each called once a page:
