@@ -58,13 +58,16 @@ def children() -> list[str]:
     return pids
 
 
-def cpu_seconds() -> float:
-    """CPU time of this process and its children, live or ended (``DECLUTTER_PROCESSES``).
+def cpu_seconds() -> tuple[float, float]:
+    """CPU time of this process, and of it with its children, live or ended
+    (``DECLUTTER_PROCESSES``), from one reading of its own so that the two differ only
+    by the children's.
 
     Ended children count once waited for (the worker pools join theirs at
     close); live ones are read from /proc, so that a worker's start-up,
     before the first response, is left out like the crawl's own.
     """
+    own = time.process_time()
     ended = resource.getrusage(resource.RUSAGE_CHILDREN)
     live = 0.0
     for pid in children():
@@ -74,7 +77,7 @@ def cpu_seconds() -> float:
         except OSError:  # it ended meanwhile
             continue
         live += (int(fields[11]) + int(fields[12])) / _TICKS  # utime, stime
-    return time.process_time() + ended.ru_utime + ended.ru_stime + live
+    return own, own + ended.ru_utime + ended.ru_stime + live
 
 
 def children_rss_mb() -> float:
@@ -126,7 +129,7 @@ class BenchSpider(scrapy.Spider):
         # Connected before the plugin's components exist, so it runs before their close.
         crawler.signals.connect(spider.closing, signal=signals.spider_closed)
         spider.pages = 0
-        spider.start_cpu = spider.start_wall = None
+        spider.clock_started = False
         spider.samples = []
         spider.before_close: dict[str, float] = {}
         spider.gc = GCTimer()
@@ -149,9 +152,8 @@ class BenchSpider(scrapy.Spider):
                 yield scrapy.Request(url)
 
     def response_received(self, response: Any, request: Any, spider: Any) -> None:
-        if self.start_cpu is None:
-            self.start_cpu, self.start_wall = cpu_seconds(), time.perf_counter()
-            self.main_cpu = time.process_time()
+        if not self.clock_started:
+            self.clock_started = True
             self.gc.reset()
             self._sample()
         elif response.status == 200:
@@ -160,7 +162,8 @@ class BenchSpider(scrapy.Spider):
                 self._sample()
 
     def _sample(self) -> None:
-        self.samples.append({"pages": self.pages, "cpu": cpu_seconds(),
+        own, cpu = cpu_seconds()
+        self.samples.append({"pages": self.pages, "cpu": cpu, "main_cpu": own,
                              "wall": time.perf_counter(), "rss_mb": rss_mb(),
                              "children_rss_mb": children_rss_mb()})
 
@@ -181,7 +184,7 @@ class BenchSpider(scrapy.Spider):
             "before_close": self.before_close,
             # The worker processes' peak (the largest), which they report at close.
             "children_max_rss_mb": self.crawler.stats.get_value("declutter/workers/max_rss_mb", 0),
-            "main_cpu": time.process_time() - self.main_cpu,
+            "main_cpu": last["main_cpu"] - first["main_cpu"],
             # The plugin's own count: CPU of the pages' analysis (thread time, wherever it ran).
             "analysis_cpu": self.crawler.stats.get_value("declutter/seconds", 0.0),
             "gc_cpu": self.gc.seconds,
