@@ -25,9 +25,11 @@ tests and ``scrapy-declutter check-walk`` compare the two block by block.
 Where the tree holds what an HTML parse never makes (entity references,
 attributes of several nodes, a ``<br>`` with children, bytes that are not
 UTF-8, a root that is not an element) ``segment`` returns None and the
-caller takes the Python walk, which is right by definition. Helpers whose
-answer is a Python rule (``is_permalink``, ``list_start``, ``has_span``,
-``code_language``) are called, not rewritten.
+caller takes the Python walk, which is right by definition. ``structure``'s
+rules about one element are called with the attribute values they read
+(``spans``, ``start_number``, ``classes_language``); ``is_permalink`` is
+answered from the tree where its bytes settle it, and called otherwise
+(``_segment_rules.pxi``).
 """
 
 from cpython.object cimport PyObject
@@ -35,7 +37,7 @@ from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE, PyTuple_New, PyTuple_SET_ITEM
 from libc.stdlib cimport free, malloc, realloc
 from libc.stdint cimport uint64_t
-from libc.string cimport memcpy, memset, strcmp, strlen, strncmp
+from libc.string cimport memcpy, memset, strcmp, strlen, strncmp, strstr
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
@@ -46,7 +48,7 @@ cdef extern from "Python.h":
 
 from .blocks import Ancestor, Block, style_hides
 from .structure import COUNTED_TAGS, LIST_TAGS, PLAIN, STRUCTURE_TAGS, Structure
-from .structure import code_language, has_span, is_permalink, list_start
+from .structure import classes_language, is_permalink, spans, start_number
 
 cetree.import_lxml__etree()
 
@@ -56,6 +58,7 @@ BUILT_WITH_LXML = cetree.LXML_VERSION_STRING.decode("ascii")
 include "_segment_records.pxi"
 include "_segment_paths.pxi"
 include "_segment_text.pxi"
+include "_segment_rules.pxi"
 include "_segment_walk.pxi"
 include "_segment_fields.pxi"
 include "_segment_names.pxi"
@@ -131,15 +134,11 @@ cdef str _tag(xmlNode* node):
 
 
 cdef class _Builder:
-    """The per-page memos of phase 2: tags, lineages, XPaths, Structures, elements."""
+    """The per-page memos of phase 2: tags, lineages, XPaths, Structures."""
 
     cdef Walk* w
     cdef cetree._Element root
     cdef list tags, lineages, xpaths, structures
-    cdef dict elements
-
-    def __cinit__(self):
-        self.elements = {}
 
     cdef int setup(self, Walk* w, cetree._Element root) except -1:
         cdef Py_ssize_t k
@@ -153,12 +152,6 @@ cdef class _Builder:
         self.xpaths = [None] * w.recs.n
         self.structures = [None] * w.structs.n
         self.structures[0] = PLAIN
-
-    cdef object element(self, int rec):
-        el = self.elements.get(rec)
-        if el is None:
-            el = self.elements[rec] = cetree.elementFactory(self.root._doc, _rec(self.w, rec).node)
-        return el
 
     cdef str tag(self, int rec):
         t = self.tags[rec]
@@ -248,27 +241,41 @@ cdef class _Builder:
 
     cdef object structure(self, int sid):
         cdef SRec* s
-        cdef ElRec* e
         structure = self.structures[sid]
         if structure is not None:
             return structure
         s = _srec(self.w, sid)
-        start = list_start(self.element(s.number_list)) if s.number_list >= 0 else 1
-        language = ""
-        if s.language_rec >= 0:
-            path = [self.element(s.language_rec)]
-            e = _rec(self.w, s.language_rec)
-            for _ in range(2):
-                if e.parent < 0:
-                    break
-                path.insert(0, self.element(e.parent))
-                e = _rec(self.w, e.parent)
-            language = code_language(path[len(path) - 1], path)
+        start = start_number(self.value(s.number_list, "start")) if s.number_list >= 0 else 1
+        language = classes_language(self.pre_classes(s.language_rec)) if s.language_rec >= 0 else ""
         structure = self.structures[sid] = _record(Structure, (
             s.heading, s.list_depth, bool(s.ordered), s.item, start + s.number_count - 1,
             s.quote, s.pre, language, s.table, s.row, s.col, bool(s.header),
-            has_span(self.element(s.span_rec)) if s.span_rec >= 0 else False))
+            spans(self.value(s.span_rec, "colspan"), self.value(s.span_rec, "rowspan"))
+            if s.span_rec >= 0 else False))
         return structure
+
+    cdef str value(self, int rec, const char* name):
+        """``el.get(name)`` of the element at ``rec``."""
+        return _attr_text(_attr(_rec(self.w, rec).node, name))
+
+    cdef list pre_classes(self, int rec):
+        """The ``class`` values ``code_language`` reads, in its order: the ``<pre>``'s, its
+        first child's if that is a ``<code>`` (``el[0]``: comments and PIs count), its
+        parent's and its grandparent's."""
+        cdef ElRec* e = _rec(self.w, rec)
+        cdef xmlNode* first = e.node.children
+        classes = [self.value(rec, "class")]
+        while first != NULL and not cetree._isElement(first):
+            first = first.next
+        if (first != NULL and first.type == tree.XML_ELEMENT_NODE and cetree._getNs(first) == NULL
+                and strcmp(<const char*>first.name, "code") == 0):
+            classes.append(_attr_text(_attr(first, "class")))
+        for _ in range(2):
+            if e.parent < 0:
+                break
+            classes.append(self.value(e.parent, "class"))
+            e = _rec(self.w, e.parent)
+        return classes
 
     cdef list blocks(self):
         cdef Walk* w = self.w

@@ -185,16 +185,6 @@ cdef int _markup(Walk* w, xmlNode* node, const_xmlChar* href) noexcept nogil:
     return 0
 
 
-cdef bint _permalink(Walk* w, xmlNode* node) noexcept nogil:
-    """``is_permalink``, asked with the GIL: the rare ``<a href="#...">`` only."""
-    with gil:
-        try:
-            return is_permalink(cetree.elementFactory(<cetree._Document>w.doc, node))
-        except BaseException:
-            w.bail = 1
-            return False
-
-
 cdef bint _holds_text(xmlNode* node) noexcept nogil:
     """``segment.holds_text``: text other than whitespace inside ``node``, outside skipped
     elements and comments (a text that is not UTF-8 counts: the walk leaves that page to

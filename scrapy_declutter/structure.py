@@ -69,17 +69,24 @@ PERMALINK_SIGNS = frozenset(("", "¶", "§", "#", "🔗", "⚓", "⚓︎", "∞"
 
 def has_span(el: etree._Element) -> bool:
     """Whether a cell spans several rows or columns (the table is not a plain grid)."""
-    for name in ("colspan", "rowspan"):
-        value = el.get(name)
-        if value is not None and value.strip() not in ("", "1", "0"):
-            return True
-    return False
+    return spans(el.get("colspan"), el.get("rowspan"))
+
+
+def spans(*values: str | None) -> bool:
+    """``has_span`` from the ``colspan`` and ``rowspan`` values (the compiled walk reads
+    them without making the element)."""
+    return any(v is not None and v.strip() not in ("", "1", "0") for v in values)
 
 
 def list_start(el: etree._Element) -> int:
     """The number of an ``<ol>``'s first item (its ``start``, 1 when absent or not a number)."""
+    return start_number(el.get("start"))
+
+
+def start_number(value: str | None) -> int:
+    """``list_start`` from the ``start`` value."""
     try:
-        return int(el.get("start") or 1)
+        return int(value or 1)
     except ValueError:
         return 1
 
@@ -88,10 +95,17 @@ def code_language(el: etree._Element, path: list[etree._Element]) -> str:
     """The language a ``<pre>`` block's classes name (its own, its ``<code>`` child's,
     then its parent's and grandparent's, where Sphinx and GitHub put it); "" if none."""
     first = el[0] if len(el) and el[0].tag == "code" else None
-    for node in (el, first, *path[-2:-4:-1]):
-        if node is None:
-            continue
-        for token in (node.get("class") or "").lower().split():
+    return classes_language([node.get("class") for node in (el, first, *path[-2:-4:-1])
+                             if node is not None])
+
+
+def classes_language(classes: list[str | None]) -> str:
+    """``code_language`` from those elements' ``class`` values, in that order (the compiled
+    walk reads them without making the elements)."""
+    for value in classes:
+        for token in (value or "").lower().split():
+            if not token.startswith(_LANGUAGE_PREFIXES):  # most tokens: one call, not five
+                continue
             for prefix in _LANGUAGE_PREFIXES:
                 if token.startswith(prefix):
                     language = token[len(prefix):]

@@ -1,0 +1,56 @@
+# ---------------------------------------------------------------------------
+# ``structure``'s rules about one element, read from the tree. A rule called with an
+# element made for it cost 10-25 thousand instructions, and a docs page asks dozens
+# (a permalink beside every heading, a language for every code block); the rules that
+# read only attribute values are called with the values, and ``is_permalink`` is
+# answered here where the bytes settle it.
+
+
+cdef int _ascii_alnum_text(xmlNode* node) noexcept nogil:
+    """1 when a text ``node.itertext()`` reads holds an ASCII letter or digit, 0 when none
+    does, -1 for a child an HTML parse never makes (the rule then reads the element).
+
+    Every text and CDATA node below the element is in ``itertext()``: as an element's
+    ``text`` or as the ``tail`` of the element, comment or PI before it; comments' and
+    PIs' own contents are not, and are not nodes below it."""
+    cdef xmlNode* c = node.children
+    cdef const unsigned char* s
+    while c != NULL:
+        if c.type == tree.XML_TEXT_NODE or c.type == tree.XML_CDATA_SECTION_NODE:
+            s = <const unsigned char*>c.content
+            while s != NULL and s[0]:
+                if (48 <= s[0] <= 57) or (65 <= (s[0] | 32) - 32 <= 90):  # 0-9, A-Z, a-z
+                    return 1
+                s += 1
+        elif c.type == tree.XML_ELEMENT_NODE:
+            if c.children != NULL:
+                c = c.children
+                continue
+        elif c.type != tree.XML_COMMENT_NODE and c.type != tree.XML_PI_NODE:
+            return -1
+        while c.next == NULL:
+            c = c.parent
+            if c == node:
+                return 0
+        c = c.next
+    return 0
+
+
+cdef bint _permalink(Walk* w, xmlNode* node) noexcept nogil:
+    """``is_permalink`` of an ``<a href="#...">``: its ``aria-hidden`` and ``class`` say yes,
+    or an ASCII letter or digit in its text says no (no sign holds one, and ``strip``
+    keeps them); otherwise the rule is asked, with the GIL."""
+    cdef const_xmlChar* v = _value(w, _attr(node, "aria-hidden"))
+    if v != NULL and strcmp(<const char*>v, "true") == 0:
+        return True
+    v = _value(w, _attr(node, "class"))
+    if v != NULL and strstr(<const char*>v, "headerlink") != NULL:
+        return True
+    if w.bail or _ascii_alnum_text(node) == 1:
+        return False
+    with gil:
+        try:
+            return is_permalink(cetree.elementFactory(<cetree._Document>w.doc, node))
+        except BaseException:
+            w.bail = 1
+            return False
