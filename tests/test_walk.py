@@ -166,23 +166,29 @@ ODD = {
               "<span>icon</span></a></h3><h4>U<a href='#u'>#</a></h4><p><a href='#top'>Back to top</a>"
               " <a href=''>empty</a> <a>none</a> <a href='/a'>out <a href='/b'>in</a> after</a>"
               " <a href='/c'><div>block in link</div></a> <a href='/d'>  </a></p>"),
-    "permalinks": "".join(f"<h2>{k}<a href='#{k}'{attrs}>{text}</a></h2><p>{k} text</p>" for k, (attrs, text) in enumerate([
-        (" class='x headerlink'", "¶"), (" class='HeaderLink'", "¶"), (" aria-hidden='true'", "Words"),
-        (" aria-hidden='false'", "§"), (" aria-hidden='TRUE'", "x"), ("", " <span>¶</span> "),
-        ("", "<!-- 1 -->#<?pi 2?>"), ("", "⚓︎ "), ("", "Section 2"), ("", "<b>¶<i>x</i></b>"),
-        ("", "\u00a0¶\u3000"), ("", "→"), ("", "<![CDATA[a]]>¶"), ("", ""), ("", "<img src='l.svg'>"),
-        ("", "¶<!-- 9 -->"), ("", "\u00e9"), ("", "🔗<span> </span>"),
-    ])),
-    "code languages": ("<div class='highlight-default notranslate'><div class='highlight'><pre>a</pre></div></div>"
-                       "<pre class='LANG-JS other'>b</pre><pre><!-- c --><code class='language-py'>c</code></pre>"
-                       "<pre> <code class='language-go'>d</code></pre><pre class='brush: php'>e</pre>"
-                       "<div class='highlight-source-python'><pre><code>f</code></pre></div>"
-                       "<pre class='language-\uff30\uff39'>g</pre><pre class='lang-\u0130x'>h</pre>"
-                       "<pre class='language-none\u00a0lang-c'>i</pre><pre><b>j</b><code class='lang-x'>j</code></pre>"),
-    "spans and starts": ("<table><tr><td colspan='\u0661'>a</td><td rowspan='\u00a01\u00a0'>b</td>"
-                         "<td colspan='0' rowspan=' 2'>c</td><td colspan='x'>d</td><td rowspan=''>e</td></tr></table>"
-                         "<ol start='\u0663'><li>f</li></ol><ol start='1_0'><li>g</li></ol>"
-                         "<ol start=' +4 '><li>h</li></ol><ol start=''><li>i</li></ol>"),
+    "permalinks": "".join(
+        f"<h2>{k}<a href='#{k}'{attrs}>{text}</a></h2><p>{k} text</p>"
+        for k, (attrs, text) in enumerate([
+            (" class='x headerlink'", "¶"), (" class='HeaderLink'", "¶"),
+            (" aria-hidden='true'", "Words"), (" aria-hidden='false'", "§"),
+            (" aria-hidden='TRUE'", "x"), ("", " <span>¶</span> "), ("", "<!-- 1 -->#<?pi 2?>"),
+            ("", "⚓︎ "), ("", "Section 2"), ("", "<b>¶<i>x</i></b>"), ("", "\u00a0¶\u3000"),
+            ("", "→"), ("", "<![CDATA[a]]>¶"), ("", ""), ("", "<img src='l.svg'>"),
+            ("", "¶<!-- 9 -->"), ("", "\u00e9"), ("", "🔗<span> </span>"),
+        ])),
+    "code languages": (
+        "<div class='highlight-default notranslate'><div class='highlight'><pre>a</pre></div></div>"
+        "<pre class='LANG-JS other'>b</pre><pre><!-- c --><code class='language-py'>c</code></pre>"
+        "<pre> <code class='language-go'>d</code></pre><pre class='brush: php'>e</pre>"
+        "<div class='highlight-source-python'><pre><code>f</code></pre></div>"
+        "<pre class='language-\uff30\uff39'>g</pre><pre class='lang-\u0130x'>h</pre>"
+        "<pre class='language-none\u00a0lang-c'>i</pre>"
+        "<pre><b>j</b><code class='lang-x'>j</code></pre>"),
+    "spans and starts": (
+        "<table><tr><td colspan='\u0661'>a</td><td rowspan='\u00a01\u00a0'>b</td>"
+        "<td colspan='0' rowspan=' 2'>c</td><td colspan='x'>d</td><td rowspan=''>e</td></tr>"
+        "</table><ol start='\u0663'><li>f</li></ol><ol start='1_0'><li>g</li></ol>"
+        "<ol start=' +4 '><li>h</li></ol><ol start=''><li>i</li></ol>"),
     "images": ("<p><img src='a.png' alt='A'><img src='data:image/png;base64,xx'><img data-src='b.png'>"
                "<img src='' data-src='c.png' alt=''><img>text</p><div><img src='d.png'><p>inner</p></div>"),
     "skipped": ("<body><p>seen<script>var x='<p>no</p>';</script><style>p{}</style><template><p>t</p>"
@@ -217,6 +223,16 @@ ODD = {
 def test_odd_markup_is_identical_on_both_walks(name):
     assert_same(ODD[name])
     assert COMPILED.segment(parse_html(ODD[name])) is not None
+
+
+def test_the_permalink_rule_is_asked_only_what_the_tree_does_not_settle(monkeypatch):
+    asked = []
+    monkeypatch.setattr(COMPILED, "is_permalink", lambda el: asked.append(el.text) or True)
+    html = ("<h2>A<a class='headerlink' href='#a'>x</a></h2><h2>B<a href='#b'>Section 2</a></h2>"
+            "<h2>C<a href='#c' aria-hidden='true'>y</a></h2><h2>D<a href='#d'>¶</a></h2>")
+    blocks = COMPILED.segment(parse_html(html))
+    assert asked == ["¶"]  # the class, the letters and aria-hidden settled the others
+    assert [b.text for b in blocks] == ["A", "BSection 2", "C", "D"]
 
 
 _HEAVY = {"20 MB page", f"just under {MAX_BYTES:,} bytes", f"just under {MAX_ELEMENTS:,} elements"}
