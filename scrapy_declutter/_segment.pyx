@@ -258,7 +258,7 @@ cdef class _Builder:
         """``el.get(name)`` of the element at ``rec``."""
         return _attr_text(_attr(_rec(self.w, rec).node, name))
 
-    cdef list pre_classes(self, int rec):
+    cdef tuple pre_classes(self, int rec):
         """The ``class`` values ``code_language`` reads, in its order: the ``<pre>``'s, its
         first child's if that is a ``<code>`` (``el[0]``: comments and PIs count), its
         parent's and its grandparent's."""
@@ -275,7 +275,7 @@ cdef class _Builder:
                 break
             classes.append(self.value(e.parent, "class"))
             e = _rec(self.w, e.parent)
-        return classes
+        return tuple(classes)
 
     cdef list blocks(self):
         cdef Walk* w = self.w

@@ -11,6 +11,7 @@ same record.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple
 
 from lxml import etree
@@ -95,13 +96,15 @@ def code_language(el: etree._Element, path: list[etree._Element]) -> str:
     """The language a ``<pre>`` block's classes name (its own, its ``<code>`` child's,
     then its parent's and grandparent's, where Sphinx and GitHub put it); "" if none."""
     first = el[0] if len(el) and el[0].tag == "code" else None
-    return classes_language([node.get("class") for node in (el, first, *path[-2:-4:-1])
-                             if node is not None])
+    return classes_language(tuple(node.get("class") for node in (el, first, *path[-2:-4:-1])
+                                  if node is not None))
 
 
-def classes_language(classes: list[str | None]) -> str:
+@lru_cache(maxsize=4096)
+def classes_language(classes: tuple[str | None, ...]) -> str:
     """``code_language`` from those elements' ``class`` values, in that order (the compiled
-    walk reads them without making the elements)."""
+    walk reads them without making the elements). Remembered: a site's code blocks repeat
+    their classes."""
     for value in classes:
         for token in (value or "").lower().split():
             if not token.startswith(_LANGUAGE_PREFIXES):  # most tokens: one call, not five
