@@ -54,7 +54,7 @@ def extensions() -> list[Extension]:
     slots = "scrapy_declutter/_slots.pxd"  # fields read and written at their slots, cimported
     compiled = [
         Extension("scrapy_declutter._segment", ["scrapy_declutter/_segment.pyx"],
-                  depends=[slots, *(str(p) for p in Path("scrapy_declutter").glob("_segment_*.pxi"))],
+                  depends=[chars, slots, *(str(p) for p in Path("scrapy_declutter").glob("_segment_*.pxi"))],
                   include_dirs=lxml.get_include(), optional=True),
         Extension("scrapy_declutter._treefacts", ["scrapy_declutter/_treefacts.pyx"],
                   include_dirs=lxml.get_include(), optional=True),

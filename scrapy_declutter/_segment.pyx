@@ -43,6 +43,8 @@ cimport lxml.includes.etreepublic as cetree
 from lxml.includes cimport tree
 from lxml.includes.tree cimport const_xmlChar, xmlAttr, xmlNode
 
+from scrapy_declutter._chars cimport ascii_alnum
+
 cdef extern from "Python.h":
     void PyObject_GC_UnTrack(void* op)
 

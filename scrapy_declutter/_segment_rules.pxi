@@ -6,9 +6,9 @@
 # answered here where the bytes settle it.
 
 
-cdef int _ascii_alnum_text(xmlNode* node) noexcept nogil:
-    """1 when a text ``node.itertext()`` reads holds an ASCII letter or digit, 0 when none
-    does, -1 for a child an HTML parse never makes (the rule then reads the element).
+cdef bint _ascii_alnum_text(xmlNode* node) noexcept nogil:
+    """Whether a text ``node.itertext()`` reads holds an ASCII letter or digit; False, to
+    leave the answer to the rule, at a child an HTML parse never makes.
 
     Every text and CDATA node below the element is in ``itertext()``: as an element's
     ``text`` or as the ``tail`` of the element, comment or PI before it; comments' and
@@ -19,21 +19,21 @@ cdef int _ascii_alnum_text(xmlNode* node) noexcept nogil:
         if c.type == tree.XML_TEXT_NODE or c.type == tree.XML_CDATA_SECTION_NODE:
             s = <const unsigned char*>c.content
             while s != NULL and s[0]:
-                if (48 <= s[0] <= 57) or (65 <= (s[0] | 32) - 32 <= 90):  # 0-9, A-Z, a-z
-                    return 1
+                if ascii_alnum(s[0]):
+                    return True
                 s += 1
         elif c.type == tree.XML_ELEMENT_NODE:
             if c.children != NULL:
                 c = c.children
                 continue
         elif c.type != tree.XML_COMMENT_NODE and c.type != tree.XML_PI_NODE:
-            return -1
+            return False
         while c.next == NULL:
             c = c.parent
             if c == node:
-                return 0
+                return False
         c = c.next
-    return 0
+    return False
 
 
 cdef bint _permalink(Walk* w, xmlNode* node) noexcept nogil:
@@ -46,7 +46,7 @@ cdef bint _permalink(Walk* w, xmlNode* node) noexcept nogil:
     v = _value(w, _attr(node, "class"))
     if v != NULL and strstr(<const char*>v, "headerlink") != NULL:
         return True
-    if w.bail or _ascii_alnum_text(node) == 1:
+    if w.bail or _ascii_alnum_text(node):
         return False
     with gil:
         try:

@@ -129,7 +129,6 @@ class BenchSpider(scrapy.Spider):
         # Connected before the plugin's components exist, so it runs before their close.
         crawler.signals.connect(spider.closing, signal=signals.spider_closed)
         spider.pages = 0
-        spider.clock_started = False
         spider.samples = []
         spider.before_close: dict[str, float] = {}
         spider.gc = GCTimer()
@@ -152,8 +151,7 @@ class BenchSpider(scrapy.Spider):
                 yield scrapy.Request(url)
 
     def response_received(self, response: Any, request: Any, spider: Any) -> None:
-        if not self.clock_started:
-            self.clock_started = True
+        if not self.samples:  # the first response starts the clock
             self.gc.reset()
             self._sample()
         elif response.status == 200:
